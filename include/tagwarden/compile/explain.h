@@ -1,0 +1,51 @@
+#pragma once
+// Why one user is or is not cleared for each gated tag, and what each profile
+// refuses them. Reads decisions from the PolicySets; re-derives nothing.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/compile/model.h"
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw {
+
+struct TagClearance {
+  std::string tag;
+  std::string status;                ///< "Cleared", "Not cleared", "Not enforced in engines"
+  std::vector<std::string> reasons;  ///< one per clearance row
+};
+
+struct Refusal {
+  std::string object;                ///< engine name
+  bool whole_object = false;         ///< a gate on the object (own or inherited)
+  std::vector<std::string> columns;  ///< gated columns refused (when not the whole object)
+  std::vector<std::string> tags;     ///< the gated tags the user is not cleared for
+  bool has_grant = false;            ///< whether grants would otherwise give access
+  std::vector<std::string> withheld; ///< privileges removed by the gates
+};
+
+struct ProfileExplanation {
+  std::string profile;
+  std::string engine_user;
+  std::vector<Refusal> refusals;
+  bool may_create = true;  ///< false when the materialized-view rule applies
+};
+
+struct Explanation {
+  std::string user;
+  bool platform_admin = false;
+  std::vector<TagClearance> clearances;
+  std::vector<ProfileExplanation> profiles;
+  std::vector<std::string> notes;
+};
+
+/// Throws std::invalid_argument when the user is not in the snapshot.
+Explanation explain_user(const Model& model, const std::vector<PolicySet>& policy_sets, const std::string& user);
+
+nlohmann::json to_json(const Explanation& e);
+std::string to_text(const Explanation& e);
+
+}  // namespace tw

@@ -1,0 +1,41 @@
+#pragma once
+// The resolved model: a validated Snapshot plus the indexes and derived facts
+// every compile needs (who holds what, now; which tags each object carries).
+// Built once per snapshot and shared read-only between profiles.
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tagwarden/model/snapshot.h"
+
+namespace tw {
+
+struct Model {
+  std::shared_ptr<const Snapshot> snapshot;
+  Timestamp now;
+
+  std::map<std::string, std::size_t> user_index;            ///< platform name -> users[i]
+  std::map<std::string, std::size_t> tag_index;             ///< classification name -> classifications[i]
+  std::map<std::string, std::size_t> object_index;          ///< platform c.s.t -> objects[i]
+  std::vector<std::set<std::string>> direct_roles;          ///< per user: held directly, unexpired at now
+  std::map<std::string, std::vector<std::size_t>> role_holders;  ///< role -> users holding it directly, unexpired
+  std::vector<std::set<std::string>> object_tags;           ///< per object: own tags + inherited through depends_on
+  std::vector<bool> engine_gated;                           ///< per classification: has at least one role row
+  std::vector<std::vector<bool>> cleared;                   ///< [user][classification], engine semantics
+
+  const User& user(std::size_t i) const { return snapshot->users[i]; }
+  const Object& object(std::size_t i) const { return snapshot->objects[i]; }
+  const Classification& tag(const std::string& name) const { return snapshot->classifications.at(tag_index.at(name)); }
+  bool is_engine_gated(const std::string& tag) const { return engine_gated[tag_index.at(tag)]; }
+  bool is_cleared(std::size_t user, const std::string& tag) const { return cleared[user][tag_index.at(tag)]; }
+  /// Earliest expires_at strictly after now among direct and group assignments, if any.
+  std::optional<Timestamp> next_expiry() const;
+};
+
+/// Pure; `now` is generated_at unless overridden.
+std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapshot, std::optional<Timestamp> now);
+
+}  // namespace tw

@@ -1,0 +1,35 @@
+#pragma once
+// PolicySet -> Trino system file-based access control rules
+// (access-control.name=file). Trino takes the first matching rule in each
+// section and allows everything in a section that is absent, so every section
+// we rely on is emitted and each ends in an explicit deny.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw::trino {
+
+struct RulesDocument {
+  std::string text;            ///< the bytes to serve or write; same PolicySet, same bytes
+  std::size_t table_rules = 0;
+  std::size_t object_rules = 0;  ///< rules naming one listed object (including its catch-all deny)
+};
+
+/// Translates; decides nothing. Never returns an empty rules document.
+RulesDocument render_rules(const PolicySet& ps);
+
+/// A rules document that refuses every catalog and table: served when no good document exists.
+RulesDocument deny_all_rules();
+
+/// Escapes every character a Java regex could read as syntax.
+std::string regex_literal(std::string_view text);
+
+/// ^(?:a|b|c)$ over escaped, sorted, de-duplicated names.
+std::string exact_alternation(std::vector<std::string> names);
+
+}  // namespace tw::trino

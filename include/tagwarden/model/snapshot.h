@@ -1,0 +1,122 @@
+#pragma once
+// The governance snapshot as validated plain values (MODEL.md section 1).
+// Built only by load_snapshot(), which refuses anything invalid, so every name
+// a value references is known to exist.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/model/privilege.h"
+#include "tagwarden/model/timestamp.h"
+
+namespace tw {
+
+struct User {
+  std::string name;
+  std::optional<std::string> engine_user;
+  bool platform_admin = false;
+  std::vector<std::string> groups;
+  nlohmann::json attributes = nlohmann::json::object();
+  bool operator==(const User&) const = default;
+};
+
+struct RoleAssignment {
+  std::string role;
+  std::optional<std::string> user;   ///< exactly one of user / group is set
+  std::optional<std::string> group;
+  std::optional<Timestamp> expires_at;
+  bool operator==(const RoleAssignment&) const = default;
+};
+
+struct ClearanceRow {
+  enum class Type { Role, Group };
+  Type type = Type::Role;
+  std::string name;
+  bool operator==(const ClearanceRow&) const = default;
+};
+
+struct Classification {
+  std::string name;
+  std::optional<int> level;
+  std::vector<ClearanceRow> clearance;  ///< any-of; empty = labels only
+  bool operator==(const Classification&) const = default;
+};
+
+struct Column {
+  std::string name;
+  std::string type;
+  std::vector<std::string> tags;
+  bool operator==(const Column&) const = default;
+};
+
+enum class ObjectKind { Table, View, MaterializedView };
+enum class ViewSecurity { Definer, Invoker };
+
+/// catalog.schema.object, always three non-empty parts.
+struct QualifiedName {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+  std::string str() const { return catalog + "." + schema + "." + table; }
+  auto operator<=>(const QualifiedName&) const = default;
+};
+
+struct Object {
+  QualifiedName name;
+  ObjectKind kind = ObjectKind::Table;
+  std::optional<std::string> owner;
+  std::optional<std::string> domain;
+  std::optional<ViewSecurity> view_security;
+  std::vector<std::string> depends_on;
+  std::vector<std::string> tags;
+  std::vector<Column> columns;
+  bool operator==(const Object&) const = default;
+};
+
+/// A grant's object: each part a name or "*".
+struct GrantPattern {
+  std::string catalog;
+  std::string schema;
+  std::string table;
+  bool matches(const QualifiedName& n) const {
+    return (catalog == "*" || catalog == n.catalog) && (schema == "*" || schema == n.schema) &&
+           (table == "*" || table == n.table);
+  }
+  std::string str() const { return catalog + "." + schema + "." + table; }
+  auto operator<=>(const GrantPattern&) const = default;
+};
+
+struct Principal {
+  enum class Kind { Role, User };
+  Kind kind = Kind::Role;
+  std::string name;
+  bool operator==(const Principal&) const = default;
+};
+
+struct Grant {
+  Principal principal;
+  GrantPattern object;
+  PrivilegeSet privileges;
+  bool operator==(const Grant&) const = default;
+};
+
+struct Snapshot {
+  int version = 1;
+  Timestamp generated_at;
+  std::vector<User> users;
+  std::vector<std::string> roles;
+  std::vector<RoleAssignment> role_assignments;
+  std::vector<Classification> classifications;
+  std::vector<Object> objects;
+  std::vector<Grant> grants;
+  nlohmann::json policies = nlohmann::json::array();
+};
+
+const char* to_string(ObjectKind kind);
+
+}  // namespace tw

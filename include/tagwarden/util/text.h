@@ -1,0 +1,19 @@
+#pragma once
+// Small text helpers shared by stages.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tw {
+
+/// Unicode simple lowercase of UTF-8 text (as Trino folds identifiers); invalid UTF-8 is returned unchanged.
+std::string lowercase_identifier(std::string_view text);
+
+/// "a, b and c".
+std::string join_words(const std::vector<std::string>& items);
+
+/// JSON-style double-quoted string, safe for any bytes.
+std::string quote(std::string_view text);
+
+}  // namespace tw

@@ -1,0 +1,11 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tw::cli {
+
+int run_compile(const std::vector<std::string>& args);
+int run_explain(const std::vector<std::string>& args);
+int run_findings(const std::vector<std::string>& args);
+
+}  // namespace tw::cli

@@ -1,0 +1,61 @@
+#include "common.h"
+
+#include <iostream>
+
+#include "tagwarden/model/load.h"
+#include "tagwarden/util/text.h"
+
+namespace tw::cli {
+
+std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::string& config_path,
+                                  const std::optional<std::string>& now, const std::optional<std::string>& profile) {
+  bool ok = true;
+  ConfigLoad config = load_config_file(config_path);
+  for (const auto& e : config.errors) {
+    std::cerr << "error: " << config_path << ": " << e.str() << "\n";
+    ok = false;
+  }
+  SnapshotLoad snapshot = load_snapshot_file(snapshot_path);
+  for (const auto& e : snapshot.errors) {
+    std::cerr << "error: " << snapshot_path << ": " << e.str() << "\n";
+    ok = false;
+  }
+  std::optional<Timestamp> at;
+  if (now) {
+    at = parse_timestamp(*now);
+    if (!at) {
+      std::cerr << "error: --now " << quote(*now) << " is not an RFC 3339 time with a zone (e.g. 2026-11-30T12:00:00Z)\n";
+      ok = false;
+    }
+  }
+  if (ok && profile) {
+    auto& profiles = config.config->profiles;
+    std::erase_if(profiles, [&](const Profile& p) { return p.name != *profile; });
+    if (profiles.empty()) {
+      std::cerr << "error: --profile " << quote(*profile) << " is not in " << config_path << "\n";
+      ok = false;
+    }
+  }
+  if (!ok) {
+    const std::size_t n = config.errors.size() + snapshot.errors.size();
+    if (n > 0) std::cerr << n << " error" << (n == 1 ? "" : "s") << "; nothing was compiled\n";
+    return std::nullopt;
+  }
+  auto snap = std::make_shared<const Snapshot>(std::move(*snapshot.snapshot));
+  return Inputs{std::move(*config.config), build_model(snap, at)};
+}
+
+std::vector<CompiledProfile> compile_all(const Inputs& inputs) {
+  std::vector<CompiledProfile> out;
+  for (const auto& p : inputs.config.profiles) {
+    CompiledProfile cp{p, compile_profile(*inputs.model, p)};
+    if (p.engine == Engine::StarRocks && cp.result.policy_set) {
+      cp.result.errors.push_back("StarRocks statements are not rendered by this build yet; the profile is not published");
+      cp.result.policy_set.reset();
+    }
+    out.push_back(std::move(cp));
+  }
+  return out;
+}
+
+}  // namespace tw::cli

@@ -1,0 +1,36 @@
+#pragma once
+// What every subcommand shares: loading inputs with exit code 2 on invalid
+// input, compiling the selected profiles, and the exit codes themselves.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tagwarden/compile/compiler.h"
+#include "tagwarden/config/profile.h"
+
+namespace tw::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProfileFailed = 1;
+inline constexpr int kExitInvalidInput = 2;
+inline constexpr int kExitOutputFailed = 3;
+
+struct Inputs {
+  Config config;
+  std::shared_ptr<const Model> model;
+};
+
+/// Prints every error (to stderr) and returns nullopt on invalid input.
+std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::string& config_path,
+                                  const std::optional<std::string>& now, const std::optional<std::string>& profile);
+
+struct CompiledProfile {
+  Profile profile;
+  ProfileCompile result;
+};
+
+std::vector<CompiledProfile> compile_all(const Inputs& inputs);
+
+}  // namespace tw::cli

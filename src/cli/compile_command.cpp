@@ -1,0 +1,156 @@
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include <openssl/sha.h>
+
+#include "commands.h"
+#include "common.h"
+#include "options.h"
+#include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/publish/atomic_file.h"
+
+namespace tw::cli {
+namespace {
+
+const char* kUsage =
+    "usage: tagwarden compile --snapshot S --config C --out DIR [--profile P] [--now T] [--emit-policyset] "
+    "[--output text|json]";
+
+const char* kTeaching = R"(Compiles the governance snapshot S for every engine profile in C (or only P) and
+writes, for each Trino profile, DIR/<profile>/rules.json: a Trino file-based
+access control document to use as security.config-file. DIR/findings.json
+holds the findings (warnings and info) and each profile's outcome.
+
+Nothing is written for a profile that fails, and no file is written at all when
+the snapshot or config is invalid: every error is printed with the path of the
+offending entry, e.g.
+  objects[3].columns[1].tags[0]: unknown classification "PIII"
+
+Role expiry is judged at the snapshot's generated_at, or at --now when given.
+
+Exit codes: 0 every profile compiled; 1 at least one profile failed (the others
+were written); 2 invalid snapshot, config or arguments (nothing written);
+3 an output could not be written.
+
+Example:
+  tagwarden compile --snapshot examples/demo/snapshot.yaml \
+      --config examples/demo/profiles.yaml --out out/)";
+
+std::string sha256_hex(const std::string& data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : digest) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_compile(const std::vector<std::string>& args) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")
+      ("snapshot", po::value<std::string>()->required(), "governance snapshot, JSON or YAML")
+      ("config", po::value<std::string>()->required(), "profiles config, YAML or JSON")
+      ("out", po::value<std::string>()->required(), "output directory")
+      ("profile", po::value<std::string>(), "compile only this profile")
+      ("now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")
+      ("emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")
+      ("output", po::value<std::string>()->default_value("text"), "summary format: text or json");
+  po::variables_map vm;
+  if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
+  const std::string format = vm["output"].as<std::string>();
+  if (format != "text" && format != "json") {
+    std::cerr << "error: --output must be text or json\n";
+    return kExitInvalidInput;
+  }
+  auto optional = [&](const char* key) -> std::optional<std::string> {
+    if (vm.count(key)) return vm[key].as<std::string>();
+    return std::nullopt;
+  };
+  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
+                            optional("profile"));
+  if (!inputs) return kExitInvalidInput;
+
+  const std::string out_dir = vm["out"].as<std::string>();
+  const bool emit_policyset = vm["emit-policyset"].as<bool>();
+  auto compiled = compile_all(*inputs);
+
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : snapshot_findings(*inputs->model)) findings.push_back(to_json(f));
+  nlohmann::json profiles = nlohmann::json::array();
+  int rc = kExitOk;
+  try {
+    for (const auto& cp : compiled) {
+      for (const auto& f : cp.result.findings) findings.push_back(to_json(f));
+      nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
+      if (!cp.result.policy_set) {
+        summary["status"] = "failed";
+        summary["errors"] = cp.result.errors;
+        rc = kExitProfileFailed;
+        profiles.push_back(summary);
+        continue;
+      }
+      const PolicySet& ps = *cp.result.policy_set;
+      const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
+      if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
+      if (ps.engine == Engine::Trino) {
+        const auto rules = trino::render_rules(ps);
+        write_file_atomically(dir + "/rules.json", rules.text);
+        if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, rules.text);
+        summary["rules_file"] = dir + "/rules.json";
+        summary["table_rules"] = rules.table_rules;
+        summary["object_rules"] = rules.object_rules;
+        summary["bytes"] = rules.text.size();
+        summary["sha256"] = sha256_hex(rules.text);
+      }
+      summary["status"] = "ok";
+      summary["objects"] = ps.objects.size();
+      summary["users"] = ps.users.size();
+      profiles.push_back(summary);
+    }
+    nlohmann::json doc = {{"generated_at", format_timestamp(inputs->model->now)},
+                          {"profiles", profiles},
+                          {"findings", findings}};
+    write_file_atomically((std::filesystem::path(out_dir) / "findings.json").string(), doc.dump(1) + "\n");
+    if (format == "json") {
+      std::cout << doc.dump(1) << "\n";
+      return rc;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitOutputFailed;
+  }
+
+  std::map<std::string, int> by_severity;
+  for (const auto& f : findings) by_severity[f["severity"].get<std::string>()]++;
+  std::size_t failed = 0;
+  for (const auto& p : profiles) failed += p["status"] == "failed";
+  std::cout << "compiled " << profiles.size() - failed << " of " << profiles.size() << " profile"
+            << (profiles.size() == 1 ? "" : "s") << " at " << format_timestamp(inputs->model->now) << "\n";
+  for (const auto& p : profiles) {
+    const std::string name = p["name"];
+    if (p["status"] == "failed") {
+      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): FAILED\n";
+      for (const auto& e : p["errors"]) std::cout << "      " << e.get<std::string>() << "\n";
+    } else if (p.contains("rules_file")) {
+      std::cout << "  " << name << " (trino): " << p["table_rules"] << " table rules (" << p["object_rules"]
+                << " for gated objects), " << p["bytes"] << " bytes -> " << p["rules_file"].get<std::string>() << "\n";
+    } else {
+      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["objects"] << " objects\n";
+    }
+  }
+  std::cout << "findings: " << by_severity["error"] << " errors, " << by_severity["warning"] << " warnings, "
+            << by_severity["info"] << " info -> " << (std::filesystem::path(out_dir) / "findings.json").string()
+            << "\n";
+  for (const auto& f : findings) {
+    std::cout << "  [" << f["severity"].get<std::string>() << "] " << f["message"].get<std::string>() << "\n";
+  }
+  return rc;
+}
+
+}  // namespace tw::cli

@@ -1,0 +1,59 @@
+#include <iostream>
+
+#include "commands.h"
+#include "common.h"
+#include "options.h"
+
+namespace tw::cli {
+
+int run_findings(const std::vector<std::string>& args) {
+  const char* usage = "usage: tagwarden findings --snapshot S --config C [--profile P] [--now T] [--output text|json]";
+  const char* teaching = R"(Compiles in memory, writes nothing, and prints the findings:
+  warning clearance_groups_only          a clearance names only groups: enforced in no engine
+  warning clearance_group_not_enforced   group rows of a mixed clearance do not reach engines
+  info    classifications_without_clearance  tags that gate nothing
+  warning definer_view_owner_not_cleared  on Trino the view is refused to everybody
+  info    materialized_view_restriction  users who may not create tables/views/MVs on a profile
+  error   profile_failed                 a profile that could not be compiled, with why
+
+Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")
+      ("snapshot", po::value<std::string>()->required(), "governance snapshot, JSON or YAML")
+      ("config", po::value<std::string>()->required(), "profiles config, YAML or JSON")
+      ("profile", po::value<std::string>(), "only this profile")
+      ("now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")
+      ("output", po::value<std::string>()->default_value("text"), "text or json");
+  po::variables_map vm;
+  if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
+  auto optional = [&](const char* key) -> std::optional<std::string> {
+    if (vm.count(key)) return vm[key].as<std::string>();
+    return std::nullopt;
+  };
+  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
+                            optional("profile"));
+  if (!inputs) return kExitInvalidInput;
+  std::vector<Finding> findings = snapshot_findings(*inputs->model);
+  int rc = kExitOk;
+  for (auto& cp : compile_all(*inputs)) {
+    findings.insert(findings.end(), cp.result.findings.begin(), cp.result.findings.end());
+    for (const auto& err : cp.result.errors) {
+      findings.push_back({Severity::Error, "profile_failed", err, cp.profile.name, {}});
+      rc = kExitProfileFailed;
+    }
+  }
+  if (vm["output"].as<std::string>() == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& f : findings) out.push_back(to_json(f));
+    std::cout << out.dump(1) << "\n";
+  } else {
+    if (findings.empty()) std::cout << "no findings\n";
+    for (const auto& f : findings) {
+      std::cout << "[" << to_string(f.severity) << "] " << f.code << (f.profile.empty() ? "" : " (" + f.profile + ")")
+                << ": " << f.message << "\n";
+    }
+  }
+  return rc;
+}
+
+}  // namespace tw::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Boost.Program_options glue shared by subcommands: parse, print --help.
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace tw::cli {
+
+namespace po = boost::program_options;
+
+/// Returns -1 to continue, or an exit code (0 after --help, 2 on a usage error).
+inline int parse_options(const std::vector<std::string>& args, const po::options_description& desc,
+                         const std::string& usage, const std::string& teaching, po::variables_map& vm) {
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n\n" << teaching << "\n\n" << desc << "\n";
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "error: " << e.what() << "\n" << usage << "\n(see --help)\n";
+    return 2;
+  }
+  return -1;
+}
+
+}  // namespace tw::cli

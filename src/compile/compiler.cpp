@@ -1,0 +1,364 @@
+#include "tagwarden/compile/compiler.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tagwarden/util/text.h"
+
+namespace tw {
+
+std::string engine_user_name(const User& user, const Profile& profile) {
+  if (auto it = profile.user_map.find(user.name); it != profile.user_map.end()) return it->second;
+  return user.engine_user.value_or(user.name);
+}
+
+std::vector<Finding> snapshot_findings(const Model& model) {
+  std::vector<Finding> out;
+  std::vector<std::string> ungated;
+  for (const auto& c : model.snapshot->classifications) {
+    if (c.clearance.empty()) {
+      ungated.push_back(c.name);
+      continue;
+    }
+    std::vector<std::string> groups;
+    for (const auto& row : c.clearance) {
+      if (row.type == ClearanceRow::Type::Group) groups.push_back(row.name);
+    }
+    if (groups.size() == c.clearance.size()) {
+      out.push_back({Severity::Warning, "clearance_groups_only",
+                     "clearance on " + c.name + " names only groups: not enforced in any engine", "", {c.name}});
+    } else if (!groups.empty()) {
+      out.push_back({Severity::Warning, "clearance_group_not_enforced",
+                     "clearance on " + c.name + " names group" + (groups.size() > 1 ? "s " : " ") + join_words(groups) +
+                         ": group requirements are not enforced in engines (no group names reach Trino or StarRocks); "
+                         "only direct holders of its roles are cleared there",
+                     "", {c.name}});
+    }
+  }
+  if (!ungated.empty()) {
+    out.push_back({Severity::Info, "classifications_without_clearance",
+                   std::to_string(ungated.size()) + " classifications have no clearance: they gate nothing (" +
+                       join_words(ungated) + ")",
+                   "", ungated});
+  }
+  return out;
+}
+
+namespace {
+
+std::string engine_identifier(const std::string& name, Engine engine) {
+  return engine == Engine::Trino ? lowercase_identifier(name) : name;
+}
+
+// Intersection of two grant patterns in engine names; nullopt when disjoint.
+std::optional<QualifiedName> intersect(const QualifiedName& a, const QualifiedName& b) {
+  auto part = [](const std::string& x, const std::string& y) -> std::optional<std::string> {
+    if (x == "*") return y;
+    if (y == "*" || x == y) return x;
+    return std::nullopt;
+  };
+  auto c = part(a.catalog, b.catalog);
+  auto s = part(a.schema, b.schema);
+  auto t = part(a.table, b.table);
+  if (!c || !s || !t) return std::nullopt;
+  return QualifiedName{*c, *s, *t};
+}
+
+bool covers(const QualifiedName& general, const QualifiedName& specific) {
+  auto part = [](const std::string& g, const std::string& s) { return g == "*" || g == s; };
+  return part(general.catalog, specific.catalog) && part(general.schema, specific.schema) &&
+         part(general.table, specific.table);
+}
+
+int concrete_parts(const QualifiedName& p) {
+  return (p.catalog != "*") + (p.schema != "*") + (p.table != "*");
+}
+
+class ProfileCompiler {
+ public:
+  ProfileCompiler(const Model& model, const Profile& profile) : m_(model), p_(profile), s_(*model.snapshot) {}
+
+  ProfileCompile run() {
+    ProfileCompile out;
+    PolicySet ps;
+    ps.profile = p_.name;
+    ps.engine = p_.engine;
+    ps.generated_at = m_.now;
+    map_users(ps, out);
+    map_catalogs(ps);
+    map_grants();
+    collect_objects(ps);
+    restrict_creation(ps);
+    for (auto& op : ps.objects) decide_object(op);
+    build_unlisted(ps);
+    report(ps, out);
+    if (out.errors.empty()) out.policy_set = std::move(ps);
+    return out;
+  }
+
+ private:
+  void map_users(PolicySet& ps, ProfileCompile& out) {
+    std::map<std::string, std::string> seen;  // engine name -> platform name
+    for (const auto& u : s_.users) {
+      const std::string engine = engine_user_name(u, p_);
+      if (auto [it, fresh] = seen.emplace(engine, u.name); !fresh) {
+        out.errors.push_back("users " + quote(it->second) + " and " + quote(u.name) + " both map to the engine user " +
+                             quote(engine) + ": the engine could not tell them apart; fix engine_user or user_map");
+      }
+      ps.users.push_back({u.name, engine});
+    }
+    for (const auto& [platform, engine] : p_.user_map) {
+      if (!m_.user_index.count(platform)) {
+        out.findings.push_back({Severity::Warning, "user_map_unknown_user",
+                                "user_map maps " + quote(platform) + ", who is not in the snapshot; the entry is unused",
+                                p_.name, {platform}});
+      }
+    }
+  }
+
+  void map_catalogs(PolicySet& ps) {
+    for (const auto& c : p_.catalogs) {
+      auto it = p_.catalog_map.find(c);
+      const std::string engine = engine_identifier(it == p_.catalog_map.end() ? c : it->second, p_.engine);
+      catalog_names_[c] = engine;
+      ps.catalogs.push_back(engine);
+    }
+    std::sort(ps.catalogs.begin(), ps.catalogs.end());
+    ps.catalogs.erase(std::unique(ps.catalogs.begin(), ps.catalogs.end()), ps.catalogs.end());
+  }
+
+  // Grants as (users, privileges), in engine names with "*" catalogs expanded to this profile's catalogs.
+  void map_grants() {
+    for (const auto& g : s_.grants) {
+      std::vector<std::size_t> holders;
+      if (g.principal.kind == Principal::Kind::User) {
+        holders.push_back(m_.user_index.at(g.principal.name));
+      } else if (auto it = m_.role_holders.find(g.principal.name); it != m_.role_holders.end()) {
+        holders = it->second;
+      }
+      for (const auto& [platform, engine] : catalog_names_) {
+        if (g.object.catalog != "*" && g.object.catalog != platform) continue;
+        QualifiedName pattern{engine, g.object.schema == "*" ? "*" : engine_identifier(g.object.schema, p_.engine),
+                              g.object.table == "*" ? "*" : engine_identifier(g.object.table, p_.engine)};
+        grants_.push_back({pattern, holders, g.privileges});
+      }
+    }
+  }
+
+  QualifiedName engine_name(const QualifiedName& n) const {
+    return {catalog_names_.at(n.catalog), engine_identifier(n.schema, p_.engine),
+            engine_identifier(n.table, p_.engine)};
+  }
+
+  void collect_objects(PolicySet& ps) {
+    std::set<std::string> present;
+    for (std::size_t i = 0; i < s_.objects.size(); ++i) {
+      const Object& o = s_.objects[i];
+      if (!catalog_names_.count(o.name.catalog)) continue;
+      ObjectPolicy op;
+      op.object = i;
+      op.platform_name = o.name;
+      op.engine_name = engine_name(o.name);
+      op.kind = o.kind;
+      for (const auto& t : m_.object_tags[i]) {
+        if (m_.is_engine_gated(t)) op.object_gates.push_back(t);
+      }
+      present.insert(op.object_gates.begin(), op.object_gates.end());
+      for (const auto& c : o.columns) {
+        const std::string col = engine_identifier(c.name, p_.engine);
+        op.columns.push_back(col);
+        std::vector<std::string> gates;
+        for (const auto& t : c.tags) {
+          if (m_.is_engine_gated(t)) gates.push_back(t);
+        }
+        std::sort(gates.begin(), gates.end());
+        if (!gates.empty()) {
+          present.insert(gates.begin(), gates.end());
+          op.column_gates.emplace_back(col, std::move(gates));
+        }
+      }
+      std::sort(op.column_gates.begin(), op.column_gates.end());
+      ps.objects.push_back(std::move(op));
+    }
+    std::sort(ps.objects.begin(), ps.objects.end(),
+              [](const ObjectPolicy& a, const ObjectPolicy& b) { return a.engine_name < b.engine_name; });
+    ps.gated_tags.assign(present.begin(), present.end());
+  }
+
+  void restrict_creation(PolicySet& ps) {
+    restricted_.assign(s_.users.size(), false);
+    if (!p_.restrict_materialized_views || ps.gated_tags.empty()) return;
+    for (std::size_t u = 0; u < s_.users.size(); ++u) {
+      for (const auto& t : ps.gated_tags) {
+        if (!m_.is_cleared(u, t)) restricted_[u] = true;
+      }
+      if (restricted_[u]) ps.create_restricted.push_back(u);
+    }
+  }
+
+  void decide_object(ObjectPolicy& op) {
+    const Object& o = s_.objects[op.object];
+    std::map<std::size_t, PrivilegeSet> granted;
+    for (const auto& g : grants_) {
+      if (!covers(g.pattern, op.engine_name)) continue;
+      for (std::size_t u : g.holders) granted[u].add(g.privileges);
+    }
+    (void)o;
+    for (const auto& [u, privs] : granted) {
+      UserAccess ua;
+      ua.user = u;
+      ua.granted = privs;
+      ua.access.privileges = privs;
+      std::vector<std::string> missing_object, missing_any;
+      for (const auto& t : op.object_gates) {
+        if (!m_.is_cleared(u, t)) missing_object.push_back(t);
+      }
+      std::set<std::string> column_missing_tags;
+      for (const auto& [col, tags] : op.column_gates) {
+        bool denied = false;
+        for (const auto& t : tags) {
+          if (!m_.is_cleared(u, t)) {
+            denied = true;
+            column_missing_tags.insert(t);
+          }
+        }
+        if (denied) ua.access.denied_columns.push_back(col);
+      }
+      if (!missing_object.empty() && privs.has(Privilege::Select)) {
+        ua.access.privileges.remove(Privilege::Select);
+        ua.reasons.push_back("SELECT withheld: not cleared for " + join_words(missing_object) +
+                             ", which gates the whole object");
+      }
+      missing_any = missing_object;
+      for (const auto& t : column_missing_tags) {
+        if (std::find(missing_any.begin(), missing_any.end(), t) == missing_any.end()) missing_any.push_back(t);
+      }
+      std::sort(missing_any.begin(), missing_any.end());
+      if (p_.withhold_writes && !missing_any.empty()) {
+        PrivilegeSet withheld = privs;
+        withheld.remove(Privilege::Select);
+        if (!withheld.empty()) {
+          ua.access.privileges.remove(PrivilegeSet::writes());
+          ua.reasons.push_back(join_words(withheld.names()) + " withheld: not cleared for " + join_words(missing_any) +
+                               " (withhold_writes)");
+        }
+      }
+      if (!ua.access.privileges.has(Privilege::Select)) {
+        ua.access.denied_columns.clear();
+      } else if (!ua.access.denied_columns.empty()) {
+        std::sort(ua.access.denied_columns.begin(), ua.access.denied_columns.end());
+        std::vector<std::string> tags(column_missing_tags.begin(), column_missing_tags.end());
+        ua.reasons.push_back("columns " + join_words(ua.access.denied_columns) + " withheld: not cleared for " +
+                             join_words(tags));
+      }
+      op.access.push_back(std::move(ua));
+    }
+  }
+
+  void build_unlisted(PolicySet& ps) {
+    std::set<QualifiedName> closure;
+    for (const auto& g : grants_) closure.insert(g.pattern);
+    // Close under intersection so that the most specific matching pattern
+    // carries the union of every grant that reaches a name.
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::vector<QualifiedName> current(closure.begin(), closure.end());
+      for (std::size_t i = 0; i < current.size(); ++i) {
+        for (std::size_t j = i + 1; j < current.size(); ++j) {
+          if (auto x = intersect(current[i], current[j]); x && closure.insert(*x).second) grew = true;
+        }
+      }
+    }
+    std::vector<QualifiedName> ordered(closure.begin(), closure.end());
+    std::stable_sort(ordered.begin(), ordered.end(), [](const QualifiedName& a, const QualifiedName& b) {
+      return concrete_parts(a) > concrete_parts(b);
+    });
+    for (const auto& pattern : ordered) {
+      std::map<std::size_t, PrivilegeSet> users;
+      for (const auto& g : grants_) {
+        if (!covers(g.pattern, pattern)) continue;
+        for (std::size_t u : g.holders) users[u].add(g.privileges);
+      }
+      UnlistedRule rule{pattern, {}};
+      for (auto [u, privs] : users) {
+        if (restricted_[u]) privs.remove(Privilege::Ownership);
+        if (!privs.empty()) rule.access.emplace_back(u, privs);
+      }
+      if (!rule.access.empty()) ps.unlisted.push_back(std::move(rule));
+    }
+  }
+
+  void report(const PolicySet& ps, ProfileCompile& out) {
+    if (p_.engine == Engine::Trino && !ps.create_restricted.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t u : ps.create_restricted) names.push_back(ps.users[u].engine_name);
+      out.findings.push_back(
+          {Severity::Info, "materialized_view_restriction",
+           std::to_string(names.size()) + " users are not cleared for every gated tag on profile " + p_.name + " (" +
+               join_words(ps.gated_tags) +
+               ") and cannot create materialized views there; Trino's file-based rules check the same OWNERSHIP of "
+               "the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot create tables "
+               "or views either (set restrict_materialized_views: false to lift this)",
+           p_.name, names});
+    }
+    if (p_.engine != Engine::Trino) return;
+    for (const auto& op : ps.objects) {
+      const Object& o = s_.objects[op.object];
+      if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || op.object_gates.empty()) continue;
+      if (!o.owner) {
+        out.findings.push_back({Severity::Warning, "definer_view_without_owner",
+                                "DEFINER view " + o.name.str() + " carries gated tags (" + join_words(op.object_gates) +
+                                    ") but the snapshot names no owner: tagwarden cannot tell whether Trino will "
+                                    "refuse it to everybody",
+                                p_.name, {o.name.str()}});
+        continue;
+      }
+      const std::size_t owner = m_.user_index.at(*o.owner);
+      std::vector<std::string> missing;
+      for (const auto& t : op.object_gates) {
+        if (!m_.is_cleared(owner, t)) missing.push_back(t);
+      }
+      if (!missing.empty()) {
+        out.findings.push_back({Severity::Warning, "definer_view_owner_not_cleared",
+                                "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ", who is not cleared for " +
+                                    join_words(missing) +
+                                    ": on Trino the view is refused to everybody, the cleared included; give the owner "
+                                    "the role directly or make the view SECURITY INVOKER",
+                                p_.name, {o.name.str(), *o.owner}});
+      }
+    }
+  }
+
+  struct EngineGrant {
+    QualifiedName pattern;
+    std::vector<std::size_t> holders;
+    PrivilegeSet privileges;
+  };
+
+  const Model& m_;
+  const Profile& p_;
+  const Snapshot& s_;
+  std::map<std::string, std::string> catalog_names_;  // platform -> engine
+  std::vector<EngineGrant> grants_;
+  std::vector<bool> restricted_;
+};
+
+}  // namespace
+
+ProfileCompile compile_profile(const Model& model, const Profile& profile) {
+  return ProfileCompiler(model, profile).run();
+}
+
+PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
+  for (const auto& rule : unlisted) {
+    if (!covers(rule.pattern, name)) continue;
+    for (const auto& [u, privs] : rule.access) {
+      if (u == user) return privs;
+    }
+    return {};  // the most specific pattern decides; users absent from it have nothing here
+  }
+  return {};
+}
+
+}  // namespace tw

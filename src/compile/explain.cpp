@@ -1,0 +1,157 @@
+#include "tagwarden/compile/explain.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "tagwarden/util/text.h"
+
+namespace tw {
+namespace {
+
+TagClearance explain_tag(const Model& m, std::size_t user, const Classification& c) {
+  const Snapshot& s = *m.snapshot;
+  const User& u = s.users[user];
+  TagClearance tc;
+  tc.tag = c.name;
+  bool any_role = false, cleared = false;
+  for (const auto& row : c.clearance) {
+    if (row.type == ClearanceRow::Type::Group) {
+      const bool member = std::find(u.groups.begin(), u.groups.end(), row.name) != u.groups.end();
+      tc.reasons.push_back("group " + row.name + ": " + (member ? "member" : "not a member") +
+                           "; group requirement: not enforced in engines");
+      continue;
+    }
+    any_role = true;
+    if (m.direct_roles[user].count(row.name)) {
+      cleared = true;
+      tc.reasons.push_back("role " + row.name + ": held directly");
+      continue;
+    }
+    std::string reason = "role " + row.name + ": not held";
+    for (const auto& a : s.role_assignments) {
+      if (a.role != row.name) continue;
+      if (a.user && *a.user == u.name && a.expires_at && !(m.now < *a.expires_at)) {
+        reason = "role " + row.name + ": expired at " + format_timestamp(*a.expires_at);
+        break;
+      }
+      if (a.group && std::find(u.groups.begin(), u.groups.end(), *a.group) != u.groups.end() &&
+          (!a.expires_at || m.now < *a.expires_at)) {
+        reason = "role " + row.name + ": held through group " + *a.group + ": engines count only roles held directly";
+      }
+    }
+    tc.reasons.push_back(reason);
+  }
+  tc.status = !any_role ? "Not enforced in engines" : cleared ? "Cleared" : "Not cleared";
+  return tc;
+}
+
+}  // namespace
+
+Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name) {
+  auto it = m.user_index.find(name);
+  if (it == m.user_index.end()) throw std::invalid_argument("unknown user " + quote(name) + ": not in the snapshot");
+  const std::size_t user = it->second;
+  Explanation e;
+  e.user = name;
+  e.platform_admin = m.user(user).platform_admin;
+  if (e.platform_admin) e.notes.push_back("platform admins are not exempt from clearances: only roles held directly count");
+  for (const auto& c : m.snapshot->classifications) {
+    if (!c.clearance.empty()) e.clearances.push_back(explain_tag(m, user, c));
+  }
+  for (const auto& ps : policy_sets) {
+    ProfileExplanation pe;
+    pe.profile = ps.profile;
+    pe.engine_user = ps.users[user].engine_name;
+    pe.may_create = std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
+    for (const auto& op : ps.objects) {
+      Refusal r;
+      r.object = op.engine_name.str();
+      std::set<std::string> tags;
+      for (const auto& t : op.object_gates) {
+        if (!m.is_cleared(user, t)) {
+          r.whole_object = true;
+          tags.insert(t);
+        }
+      }
+      for (const auto& [col, col_tags] : op.column_gates) {
+        bool refused = false;
+        for (const auto& t : col_tags) {
+          if (!m.is_cleared(user, t)) {
+            refused = true;
+            tags.insert(t);
+          }
+        }
+        if (refused && !r.whole_object) r.columns.push_back(col);
+      }
+      if (tags.empty()) continue;
+      if (r.whole_object) r.columns.clear();
+      r.tags.assign(tags.begin(), tags.end());
+      for (const auto& ua : op.access) {
+        if (ua.user != user) continue;
+        r.has_grant = true;
+        PrivilegeSet removed = ua.granted;
+        removed.remove(ua.access.privileges);
+        r.withheld = removed.names();
+      }
+      pe.refusals.push_back(std::move(r));
+    }
+    e.profiles.push_back(std::move(pe));
+  }
+  return e;
+}
+
+nlohmann::json to_json(const Explanation& e) {
+  using nlohmann::json;
+  json clearances = json::array();
+  for (const auto& c : e.clearances) clearances.push_back({{"tag", c.tag}, {"status", c.status}, {"reasons", c.reasons}});
+  json profiles = json::array();
+  for (const auto& p : e.profiles) {
+    json refusals = json::array();
+    for (const auto& r : p.refusals) {
+      refusals.push_back({{"object", r.object},
+                          {"whole_object", r.whole_object},
+                          {"columns", r.columns},
+                          {"tags", r.tags},
+                          {"has_grant", r.has_grant},
+                          {"withheld", r.withheld}});
+    }
+    profiles.push_back({{"profile", p.profile},
+                        {"engine_user", p.engine_user},
+                        {"may_create_tables_views_mvs", p.may_create},
+                        {"refused", refusals}});
+  }
+  return {{"user", e.user},
+          {"platform_admin", e.platform_admin},
+          {"clearances", clearances},
+          {"profiles", profiles},
+          {"notes", e.notes}};
+}
+
+std::string to_text(const Explanation& e) {
+  std::ostringstream out;
+  out << "User " << e.user << (e.platform_admin ? " (platform admin)" : "") << "\n";
+  for (const auto& n : e.notes) out << "  note: " << n << "\n";
+  out << "\nClearances (engine enforcement):\n";
+  if (e.clearances.empty()) out << "  no classification has a clearance\n";
+  for (const auto& c : e.clearances) {
+    out << "  " << c.tag << ": " << c.status << "\n";
+    for (const auto& r : c.reasons) out << "      - " << r << "\n";
+  }
+  for (const auto& p : e.profiles) {
+    out << "\nProfile " << p.profile << " (engine user " << p.engine_user << "):\n";
+    if (!p.may_create) out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
+    if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
+    for (const auto& r : p.refusals) {
+      out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns)) << " ("
+          << join_words(r.tags) << ")";
+      if (!r.has_grant) out << " [no grant either]";
+      if (!r.withheld.empty()) out << " withheld: " << join_words(r.withheld);
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace tw

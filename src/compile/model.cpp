@@ -1,0 +1,73 @@
+#include "tagwarden/compile/model.h"
+
+#include <functional>
+
+namespace tw {
+
+namespace {
+
+bool unexpired(const RoleAssignment& a, Timestamp now) { return !a.expires_at || now < *a.expires_at; }
+
+}  // namespace
+
+std::optional<Timestamp> Model::next_expiry() const {
+  std::optional<Timestamp> next;
+  for (const auto& a : snapshot->role_assignments) {
+    if (a.expires_at && now < *a.expires_at && (!next || *a.expires_at < *next)) next = a.expires_at;
+  }
+  return next;
+}
+
+std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapshot, std::optional<Timestamp> now) {
+  auto m = std::make_shared<Model>();
+  m->snapshot = snapshot;
+  m->now = now.value_or(snapshot->generated_at);
+  const Snapshot& s = *snapshot;
+  for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
+  for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
+  for (std::size_t i = 0; i < s.objects.size(); ++i) m->object_index[s.objects[i].name.str()] = i;
+
+  m->direct_roles.resize(s.users.size());
+  for (const auto& a : s.role_assignments) {
+    if (!a.user || !unexpired(a, m->now)) continue;
+    const std::size_t u = m->user_index.at(*a.user);
+    if (m->direct_roles[u].insert(a.role).second) m->role_holders[a.role].push_back(u);
+  }
+  for (auto& [role, holders] : m->role_holders) std::sort(holders.begin(), holders.end());
+
+  m->engine_gated.resize(s.classifications.size());
+  for (std::size_t t = 0; t < s.classifications.size(); ++t) {
+    for (const auto& row : s.classifications[t].clearance) {
+      if (row.type == ClearanceRow::Type::Role) m->engine_gated[t] = true;
+    }
+  }
+  m->cleared.assign(s.users.size(), std::vector<bool>(s.classifications.size(), false));
+  for (std::size_t u = 0; u < s.users.size(); ++u) {
+    for (std::size_t t = 0; t < s.classifications.size(); ++t) {
+      for (const auto& row : s.classifications[t].clearance) {
+        if (row.type == ClearanceRow::Type::Role && m->direct_roles[u].count(row.name)) m->cleared[u][t] = true;
+      }
+    }
+  }
+
+  // Tags inherited through depends_on, transitively; validation refused cycles.
+  m->object_tags.assign(s.objects.size(), {});
+  std::vector<int> state(s.objects.size(), 0);
+  std::function<void(std::size_t)> resolve = [&](std::size_t i) {
+    if (state[i] == 2) return;
+    state[i] = 2;
+    const Object& o = s.objects[i];
+    auto& tags = m->object_tags[i];
+    tags.insert(o.tags.begin(), o.tags.end());
+    for (const auto& dep : o.depends_on) {
+      const std::size_t j = m->object_index.at(dep);
+      resolve(j);
+      tags.insert(m->object_tags[j].begin(), m->object_tags[j].end());
+      for (const auto& c : s.objects[j].columns) tags.insert(c.tags.begin(), c.tags.end());
+    }
+  };
+  for (std::size_t i = 0; i < s.objects.size(); ++i) resolve(i);
+  return m;
+}
+
+}  // namespace tw

@@ -1,0 +1,65 @@
+#include <map>
+
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw {
+
+nlohmann::json to_json(const PolicySet& ps) {
+  using nlohmann::json;
+  json users = json::array();
+  for (const auto& u : ps.users) users.push_back({{"name", u.platform_name}, {"engine_user", u.engine_name}});
+  json restricted = json::array();
+  for (std::size_t u : ps.create_restricted) restricted.push_back(ps.users[u].engine_name);
+  json objects = json::array();
+  for (const auto& op : ps.objects) {
+    // Group users by identical access: the compact form every renderer starts from.
+    std::map<Access, std::vector<std::string>> classes;
+    json decisions = json::array();
+    for (const auto& ua : op.access) {
+      if (!ua.access.privileges.empty()) classes[ua.access].push_back(ps.users[ua.user].engine_name);
+      json d = {{"user", ps.users[ua.user].engine_name},
+                {"granted", ua.granted.names()},
+                {"privileges", ua.access.privileges.names()}};
+      if (!ua.access.denied_columns.empty()) d["denied_columns"] = ua.access.denied_columns;
+      if (!ua.reasons.empty()) d["reasons"] = ua.reasons;
+      decisions.push_back(std::move(d));
+    }
+    json access = json::array();
+    for (auto& [a, names] : classes) {
+      std::sort(names.begin(), names.end());
+      access.push_back({{"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}});
+    }
+    json column_gates = json::object();
+    for (const auto& [col, tags] : op.column_gates) column_gates[col] = tags;
+    objects.push_back({{"name", op.platform_name.str()},
+                       {"engine_name", op.engine_name.str()},
+                       {"kind", to_string(op.kind)},
+                       {"columns", op.columns},
+                       {"object_gates", op.object_gates},
+                       {"column_gates", column_gates},
+                       {"access", access},
+                       {"decisions", decisions}});
+  }
+  json unlisted = json::array();
+  for (const auto& rule : ps.unlisted) {
+    std::map<PrivilegeSet, std::vector<std::string>> classes;
+    for (const auto& [u, privs] : rule.access) classes[privs].push_back(ps.users[u].engine_name);
+    json access = json::array();
+    for (auto& [privs, names] : classes) {
+      std::sort(names.begin(), names.end());
+      access.push_back({{"users", names}, {"privileges", privs.names()}});
+    }
+    unlisted.push_back({{"pattern", rule.pattern.str()}, {"access", access}});
+  }
+  return {{"profile", ps.profile},
+          {"engine", to_string(ps.engine)},
+          {"generated_at", format_timestamp(ps.generated_at)},
+          {"catalogs", ps.catalogs},
+          {"gated_tags", ps.gated_tags},
+          {"users", users},
+          {"create_restricted_users", restricted},
+          {"objects", objects},
+          {"unlisted", unlisted}};
+}
+
+}  // namespace tw

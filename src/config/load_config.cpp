@@ -1,0 +1,128 @@
+#include <set>
+
+#include "tagwarden/config/profile.h"
+#include "tagwarden/model/document.h"
+#include "tagwarden/model/entry_reader.h"
+
+namespace tw {
+
+const char* to_string(Engine engine) { return engine == Engine::Trino ? "trino" : "starrocks"; }
+
+namespace {
+
+bool safe_profile_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::map<std::string, std::string> read_name_map(EntryReader& e, std::string_view key, std::string_view what) {
+  std::map<std::string, std::string> out;
+  const nlohmann::json* m = e.mapping(key, false);
+  if (!m) return out;
+  for (const auto& [from, to] : m->items()) {
+    const std::string p = key_path(e.path(key), from);
+    if (!to.is_string()) {
+      e.error(p, "must map to a " + std::string(what) + " name (a string)");
+      continue;
+    }
+    std::vector<ValidationError> errs;
+    std::vector<ValidationError>* sink = &errs;
+    const std::string target = to.get<std::string>();
+    if (check_name(from, p, what, *sink) && check_name(target, p, what, *sink)) out[from] = target;
+    for (auto& err : errs) e.error(err.path, err.message);
+  }
+  return out;
+}
+
+}  // namespace
+
+ConfigLoad parse_config(std::string_view text) {
+  ConfigLoad out;
+  DocumentParse doc = parse_document(text);
+  if (!doc.errors.empty()) {
+    for (auto& e : doc.errors) out.errors.push_back({"", e});
+    return out;
+  }
+  auto& errors = out.errors;
+  Config config;
+  EntryReader top(doc.value, "", errors, {"profiles"});
+  if (const nlohmann::json* list = top.array("profiles", true)) {
+    if (list->empty()) top.error("profiles", "must list at least one profile");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("profiles", i), errors,
+                    {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes",
+                     "restrict_materialized_views", "max_policies_per_tag", "rules_file"});
+      if (!e.is_mapping()) continue;
+      Profile p;
+      if (auto name = e.string("name", true)) {
+        if (!safe_profile_name(*name)) {
+          e.error(e.path("name"), "profile names use letters, digits, '_', '-' and '.', at most 64, and are used as directory names");
+        } else if (!names.insert(*name).second) {
+          e.error(e.path("name"), "duplicate profile \"" + *name + "\"");
+        }
+        p.name = *name;
+      }
+      if (auto engine = e.string("engine", true)) {
+        if (*engine == "trino") {
+          p.engine = Engine::Trino;
+        } else if (*engine == "starrocks") {
+          p.engine = Engine::StarRocks;
+        } else {
+          e.error(e.path("engine"), "unknown engine \"" + *engine + "\" (expected trino or starrocks)");
+        }
+      }
+      if (!e.has("catalogs")) e.error(e.path("catalogs"), "is required (the platform catalogs this profile covers)");
+      p.catalogs = e.string_list("catalogs", "catalog");
+      for (const auto& c : p.catalogs) {
+        if (c.find('.') != std::string::npos || c == "*") e.error(e.path("catalogs"), "catalog \"" + c + "\" is not a catalog name");
+      }
+      p.catalog_map = read_name_map(e, "catalog_map", "catalog");
+      std::set<std::string> targets;
+      for (const auto& [from, to] : p.catalog_map) {
+        if (std::find(p.catalogs.begin(), p.catalogs.end(), from) == p.catalogs.end()) {
+          e.error(key_path(e.path("catalog_map"), from), "maps catalog \"" + from + "\", which is not in this profile's catalogs");
+        }
+        if (!targets.insert(to).second) {
+          e.error(key_path(e.path("catalog_map"), from), "two catalogs map to the engine catalog \"" + to + "\"");
+        }
+      }
+      for (const auto& c : p.catalogs) {
+        if (!p.catalog_map.count(c) && targets.count(c)) {
+          e.error(e.path("catalog_map"), "catalog \"" + c + "\" collides with a renamed catalog");
+        }
+      }
+      p.user_map = read_name_map(e, "user_map", "user");
+      p.withhold_writes = e.boolean("withhold_writes").value_or(true);
+      p.restrict_materialized_views = e.boolean("restrict_materialized_views").value_or(true);
+      if (auto limit = e.integer("max_policies_per_tag")) {
+        if (*limit < 1 || *limit > 1000000) e.error(e.path("max_policies_per_tag"), "must be between 1 and 1000000");
+        p.max_policies_per_tag = static_cast<int>(*limit);
+      }
+      if (auto file = e.string("rules_file", false)) {
+        if (p.engine != Engine::Trino) e.error(e.path("rules_file"), "only Trino profiles write a rules file");
+        p.rules_file = *file;
+      }
+      config.profiles.push_back(std::move(p));
+    }
+  }
+  if (errors.empty()) out.config = std::move(config);
+  return out;
+}
+
+ConfigLoad load_config_file(const std::string& path) {
+  try {
+    return parse_config(read_file(path));
+  } catch (const std::exception& e) {
+    ConfigLoad out;
+    out.errors.push_back({"", e.what()});
+    return out;
+  }
+}
+
+}  // namespace tw

@@ -1,0 +1,527 @@
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "tagwarden/model/document.h"
+#include "tagwarden/model/entry_reader.h"
+#include "tagwarden/model/load.h"
+#include "tagwarden/util/text.h"
+
+namespace tw {
+
+const char* to_string(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::Table: return "table";
+    case ObjectKind::View: return "view";
+    case ObjectKind::MaterializedView: return "materialized_view";
+  }
+  return "?";
+}
+
+namespace {
+
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::vector<std::string> split_dots(const std::string& s) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = s.find('.', start);
+    parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+class SnapshotValidator {
+ public:
+  explicit SnapshotValidator(std::vector<ValidationError>& errors) : errors_(errors) {}
+
+  Snapshot run(const nlohmann::json& doc) {
+    Snapshot s;
+    EntryReader top(doc, "", errors_,
+                    {"version", "generated_at", "users", "roles", "role_assignments", "classifications", "objects",
+                     "grants", "policies"});
+    if (!top.is_mapping()) return s;
+    if (auto v = top.integer("version")) {
+      if (*v != 1) top.error("version", "unsupported version " + std::to_string(*v) + " (this build reads version 1)");
+    } else if (!top.has("version")) {
+      top.error("version", "is required (1)");
+    }
+    if (auto g = top.string("generated_at", true)) {
+      if (auto t = parse_timestamp(*g)) {
+        s.generated_at = *t;
+      } else {
+        top.error("generated_at", "not an RFC 3339 time with a zone: " + quote(*g));
+      }
+    }
+    read_roles(top, s);
+    read_users(top, s);
+    read_classifications(top, s);
+    read_assignments(top, s);
+    read_objects(top, s);
+    read_grants(top, s);
+    read_policies(top, s);
+    return s;
+  }
+
+ private:
+  void read_roles(EntryReader& top, Snapshot& s) {
+    s.roles = top.string_list("roles", "role");
+    roles_.insert(s.roles.begin(), s.roles.end());
+  }
+
+  void read_users(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("users", false);
+    if (!list) return;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("users", i), errors_,
+                    {"name", "engine_user", "platform_admin", "groups", "attributes"});
+      if (!e.is_mapping()) continue;
+      User u;
+      auto name = e.string("name", true);
+      if (name && check_name(*name, e.path("name"), "user name", errors_)) {
+        if (!users_.insert(*name).second) e.error(e.path("name"), "duplicate user " + quote(*name));
+        u.name = *name;
+      }
+      if (auto eu = e.string("engine_user", false)) {
+        if (check_name(*eu, e.path("engine_user"), "engine user name", errors_)) u.engine_user = *eu;
+      }
+      u.platform_admin = e.boolean("platform_admin").value_or(false);
+      u.groups = e.string_list("groups", "group");
+      if (const nlohmann::json* attrs = e.mapping("attributes", false)) {
+        for (const auto& [key, value] : attrs->items()) {
+          const std::string p = key_path(e.path("attributes"), key);
+          check_name(key, p, "attribute name", errors_);
+          const bool scalar = value.is_string() || value.is_number() || value.is_boolean();
+          bool list_of_scalars = value.is_array();
+          if (list_of_scalars) {
+            for (const auto& item : value) list_of_scalars = list_of_scalars && (item.is_string() || item.is_number() || item.is_boolean());
+          }
+          if (!scalar && !list_of_scalars) e.error(p, "attribute values must be a string, number, boolean or a list of them");
+        }
+        u.attributes = *attrs;
+      }
+      s.users.push_back(std::move(u));
+    }
+  }
+
+  void read_classifications(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("classifications", false);
+    if (!list) return;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("classifications", i), errors_, {"name", "level", "clearance"});
+      if (!e.is_mapping()) continue;
+      Classification c;
+      if (auto name = e.string("name", true); name && check_name(*name, e.path("name"), "classification name", errors_)) {
+        if (!tags_.insert(*name).second) e.error(e.path("name"), "duplicate classification " + quote(*name));
+        c.name = *name;
+      }
+      if (auto level = e.integer("level")) {
+        if (*level < 0 || *level > 1000) e.error(e.path("level"), "level must be between 0 and 1000");
+        c.level = static_cast<int>(*level);
+      }
+      if (const nlohmann::json* rows = e.array("clearance", false)) {
+        std::set<std::pair<int, std::string>> seen;
+        for (std::size_t r = 0; r < rows->size(); ++r) {
+          EntryReader row((*rows)[r], index_path(e.path("clearance"), r), errors_, {"type", "name"});
+          if (!row.is_mapping()) continue;
+          auto type = row.string("type", true);
+          auto name = row.string("name", true);
+          if (!type || !name) continue;
+          ClearanceRow cr;
+          cr.name = *name;
+          if (*type == "role") {
+            cr.type = ClearanceRow::Type::Role;
+            if (!roles_.count(*name)) {
+              row.error(row.path("name"), "unknown role " + quote(*name));
+              continue;
+            }
+          } else if (*type == "group") {
+            cr.type = ClearanceRow::Type::Group;
+            if (!check_name(*name, row.path("name"), "group name", errors_)) continue;
+          } else {
+            row.error(row.path("type"), "unknown clearance type " + quote(*type) + " (expected role or group)");
+            continue;
+          }
+          if (!seen.insert({static_cast<int>(cr.type), cr.name}).second) {
+            row.error(row.path(), "duplicate clearance row " + *type + " " + quote(*name));
+            continue;
+          }
+          c.clearance.push_back(std::move(cr));
+        }
+      }
+      s.classifications.push_back(std::move(c));
+    }
+  }
+
+  void read_assignments(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("role_assignments", false);
+    if (!list) return;
+    std::set<std::tuple<std::string, int, std::string>> seen;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("role_assignments", i), errors_, {"role", "user", "group", "expires_at"});
+      if (!e.is_mapping()) continue;
+      RoleAssignment a;
+      bool ok = true;
+      if (auto role = e.string("role", true)) {
+        if (!roles_.count(*role)) {
+          e.error(e.path("role"), "unknown role " + quote(*role));
+          ok = false;
+        }
+        a.role = *role;
+      } else {
+        ok = false;
+      }
+      auto user = e.string("user", false);
+      auto group = e.string("group", false);
+      if (user && group) {
+        e.error(e.path(), "names both a user and a group: an assignment is held by exactly one of them");
+        ok = false;
+      } else if (!user && !group) {
+        if (!e.has("user") && !e.has("group")) e.error(e.path(), "names neither a user nor a group");
+        ok = false;
+      } else if (user) {
+        if (!users_.count(*user)) {
+          e.error(e.path("user"), "unknown user " + quote(*user));
+          ok = false;
+        }
+        a.user = *user;
+      } else {
+        if (!check_name(*group, e.path("group"), "group name", errors_)) ok = false;
+        a.group = *group;
+      }
+      if (auto exp = e.string("expires_at", false)) {
+        if (auto t = parse_timestamp(*exp)) {
+          a.expires_at = *t;
+        } else {
+          e.error(e.path("expires_at"), "not an RFC 3339 time with a zone: " + quote(*exp));
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      const auto key = std::make_tuple(a.role, a.user ? 0 : 1, a.user ? *a.user : *a.group);
+      if (!seen.insert(key).second) {
+        e.error(e.path(), "duplicate assignment of role " + quote(a.role) + " to " + (a.user ? "user " : "group ") +
+                              quote(std::get<2>(key)));
+        continue;
+      }
+      s.role_assignments.push_back(std::move(a));
+    }
+  }
+
+  std::optional<QualifiedName> parse_object_name(const std::string& text, const std::string& path, bool allow_star) {
+    const auto parts = split_dots(text);
+    if (parts.size() != 3) {
+      errors_.push_back({path, "object name " + quote(text) + " must have three parts: catalog.schema.object"});
+      return std::nullopt;
+    }
+    for (const auto& part : parts) {
+      if (!check_name(part, path, "object name part", errors_)) return std::nullopt;
+      if (part.find('*') != std::string::npos && !(allow_star && part == "*")) {
+        errors_.push_back({path, "object name " + quote(text) +
+                                     (allow_star ? ": '*' must stand alone as a whole part"
+                                                 : ": '*' is reserved for grant patterns")});
+        return std::nullopt;
+      }
+    }
+    return QualifiedName{parts[0], parts[1], parts[2]};
+  }
+
+  void read_objects(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("objects", false);
+    if (!list) return;
+    std::map<std::string, std::size_t> by_lower;
+    std::vector<std::vector<std::pair<std::string, std::string>>> deps;  // (name, path) per object
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("objects", i), errors_,
+                    {"name", "kind", "owner", "domain", "view_security", "depends_on", "tags", "columns"});
+      deps.emplace_back();
+      if (!e.is_mapping()) continue;
+      Object o;
+      auto name = e.string("name", true);
+      if (!name) continue;
+      auto qn = parse_object_name(*name, e.path("name"), false);
+      if (!qn) continue;
+      o.name = *qn;
+      if (!by_lower.emplace(lower(*name), s.objects.size()).second) {
+        e.error(e.path("name"), "duplicate object " + quote(*name) + " (object names are compared case-insensitively: Trino lowercases them)");
+        continue;
+      }
+      const std::string kind = e.string("kind", false).value_or("table");
+      if (kind == "table") {
+        o.kind = ObjectKind::Table;
+      } else if (kind == "view") {
+        o.kind = ObjectKind::View;
+      } else if (kind == "materialized_view") {
+        o.kind = ObjectKind::MaterializedView;
+      } else {
+        e.error(e.path("kind"), "unknown kind " + quote(kind) + " (expected table, view or materialized_view)");
+      }
+      if (auto owner = e.string("owner", false)) {
+        if (!users_.count(*owner)) e.error(e.path("owner"), "unknown user " + quote(*owner));
+        o.owner = *owner;
+      }
+      if (auto domain = e.string("domain", false)) {
+        for (const auto& part : split_dots_slash(*domain)) {
+          if (!check_name(part, e.path("domain"), "domain part", errors_)) break;
+        }
+        o.domain = *domain;
+      }
+      if (auto vs = e.string("view_security", false)) {
+        if (o.kind != ObjectKind::View) {
+          e.error(e.path("view_security"), "only views have view_security");
+        } else if (*vs == "definer") {
+          o.view_security = ViewSecurity::Definer;
+        } else if (*vs == "invoker") {
+          o.view_security = ViewSecurity::Invoker;
+        } else {
+          e.error(e.path("view_security"), "unknown view_security " + quote(*vs) + " (expected definer or invoker)");
+        }
+      } else if (o.kind == ObjectKind::View) {
+        o.view_security = ViewSecurity::Definer;  // the engines' default
+      }
+      if (e.has("depends_on") && o.kind == ObjectKind::Table) {
+        e.error(e.path("depends_on"), "only views and materialized views have depends_on");
+      } else if (const nlohmann::json* d = e.array("depends_on", false)) {
+        std::set<std::string> seen;
+        for (std::size_t k = 0; k < d->size(); ++k) {
+          const std::string p = index_path(e.path("depends_on"), k);
+          if (!(*d)[k].is_string()) {
+            e.error(p, "must be an object name");
+            continue;
+          }
+          const std::string dep = (*d)[k].get<std::string>();
+          if (!seen.insert(dep).second) {
+            e.error(p, "duplicate dependency " + quote(dep));
+            continue;
+          }
+          deps.back().emplace_back(dep, p);
+          o.depends_on.push_back(dep);
+        }
+      }
+      o.tags = read_tags(e, "tags");
+      if (const nlohmann::json* cols = e.array("columns", false)) {
+        std::set<std::string> seen;
+        for (std::size_t c = 0; c < cols->size(); ++c) {
+          EntryReader ce((*cols)[c], index_path(e.path("columns"), c), errors_, {"name", "type", "tags"});
+          if (!ce.is_mapping()) continue;
+          Column col;
+          auto cname = ce.string("name", true);
+          if (!cname || !check_name(*cname, ce.path("name"), "column name", errors_)) continue;
+          if (!seen.insert(lower(*cname)).second) {
+            ce.error(ce.path("name"), "duplicate column " + quote(*cname) + " (compared case-insensitively)");
+            continue;
+          }
+          col.name = *cname;
+          col.type = ce.string("type", false).value_or("varchar");
+          col.tags = read_tags(ce, "tags");
+          o.columns.push_back(std::move(col));
+        }
+      }
+      object_paths_.push_back(e.path());
+      s.objects.push_back(std::move(o));
+      object_index_[*name] = s.objects.size() - 1;
+      dep_lists_.push_back(std::move(deps.back()));
+    }
+    resolve_dependencies(s);
+  }
+
+  static std::vector<std::string> split_dots_slash(const std::string& domain) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t slash = domain.find('/', start);
+      parts.push_back(domain.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    return parts;
+  }
+
+  std::vector<std::string> read_tags(EntryReader& e, std::string_view key) {
+    std::vector<std::string> tags = e.string_list(key, "tag");
+    std::vector<std::string> known;
+    const nlohmann::json* list = e.array(key, false);
+    for (std::size_t k = 0; list && k < list->size(); ++k) {
+      const auto& item = (*list)[k];
+      if (!item.is_string()) continue;
+      const std::string t = item.get<std::string>();
+      if (std::find(tags.begin(), tags.end(), t) == tags.end()) continue;  // already reported
+      if (!tags_.count(t)) {
+        e.error(index_path(e.path(key), k), "unknown classification " + quote(t));
+      } else if (std::find(known.begin(), known.end(), t) == known.end()) {
+        known.push_back(t);
+      }
+    }
+    return known;
+  }
+
+  void resolve_dependencies(Snapshot& s) {
+    for (std::size_t i = 0; i < s.objects.size(); ++i) {
+      for (const auto& [dep, path] : dep_lists_[i]) {
+        auto it = object_index_.find(dep);
+        if (it == object_index_.end()) {
+          errors_.push_back({path, "unknown object " + quote(dep)});
+        } else if (it->second == i) {
+          errors_.push_back({path, "an object cannot depend on itself"});
+        }
+      }
+    }
+    // Cycle detection (iterative colouring); each cycle is reported once at its first member.
+    std::vector<int> colour(s.objects.size(), 0);
+    std::vector<std::size_t> stack;
+    std::function<bool(std::size_t)> visit = [&](std::size_t i) -> bool {
+      colour[i] = 1;
+      stack.push_back(i);
+      for (const auto& [dep, path] : dep_lists_[i]) {
+        auto it = object_index_.find(dep);
+        if (it == object_index_.end() || it->second == i) continue;
+        const std::size_t j = it->second;
+        if (colour[j] == 1) {
+          std::string cycle;
+          auto from = std::find(stack.begin(), stack.end(), j);
+          for (auto k = from; k != stack.end(); ++k) cycle += s.objects[*k].name.str() + " -> ";
+          cycle += s.objects[j].name.str();
+          errors_.push_back({path, "dependency cycle: " + cycle});
+          return false;
+        }
+        if (colour[j] == 0 && !visit(j)) return false;
+      }
+      stack.pop_back();
+      colour[i] = 2;
+      return true;
+    };
+    for (std::size_t i = 0; i < s.objects.size(); ++i) {
+      if (colour[i] == 0) {
+        stack.clear();
+        if (!visit(i)) {
+          for (auto k : stack) colour[k] = 2;
+        }
+      }
+    }
+  }
+
+  void read_grants(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("grants", false);
+    if (!list) return;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      EntryReader e((*list)[i], index_path("grants", i), errors_, {"principal", "object", "privileges"});
+      if (!e.is_mapping()) continue;
+      Grant g;
+      bool ok = true;
+      if (const nlohmann::json* p = e.mapping("principal", true)) {
+        EntryReader pr(*p, e.path("principal"), errors_, {"role", "user"});
+        auto role = pr.string("role", false);
+        auto user = pr.string("user", false);
+        if (role && user) {
+          pr.error(pr.path(), "names both a role and a user: a grant has exactly one principal");
+          ok = false;
+        } else if (role) {
+          g.principal = {Principal::Kind::Role, *role};
+          if (!roles_.count(*role)) {
+            pr.error(pr.path("role"), "unknown role " + quote(*role));
+            ok = false;
+          }
+        } else if (user) {
+          g.principal = {Principal::Kind::User, *user};
+          if (!users_.count(*user)) {
+            pr.error(pr.path("user"), "unknown user " + quote(*user));
+            ok = false;
+          }
+        } else {
+          if (pr.is_mapping()) pr.error(pr.path(), "names neither a role nor a user");
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+      if (auto obj = e.string("object", true)) {
+        if (auto qn = parse_object_name(*obj, e.path("object"), true)) {
+          g.object = {qn->catalog, qn->schema, qn->table};
+          const bool exact = qn->catalog != "*" && qn->schema != "*" && qn->table != "*";
+          if (exact && !object_index_.count(*obj)) {
+            e.error(e.path("object"), "unknown object " + quote(*obj) + " (use * in a part to grant on names the snapshot does not list)");
+            ok = false;
+          }
+        } else {
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+      if (const nlohmann::json* privs = e.array("privileges", true)) {
+        if (privs->empty()) e.error(e.path("privileges"), "must name at least one privilege");
+        for (std::size_t k = 0; k < privs->size(); ++k) {
+          const std::string p = index_path(e.path("privileges"), k);
+          const auto& item = (*privs)[k];
+          auto priv = item.is_string() ? parse_privilege(item.get<std::string>()) : std::nullopt;
+          if (!priv) {
+            e.error(p, "unknown privilege " + (item.is_string() ? quote(item.get<std::string>()) : item.dump()) +
+                           " (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP)");
+            ok = false;
+          } else if (g.privileges.has(*priv)) {
+            e.error(p, "duplicate privilege " + std::string(to_string(*priv)));
+          } else {
+            g.privileges.add(*priv);
+          }
+        }
+      } else {
+        ok = false;
+      }
+      if (ok) s.grants.push_back(std::move(g));
+    }
+  }
+
+  void read_policies(EntryReader& top, Snapshot& s) {
+    const nlohmann::json* list = top.array("policies", false);
+    if (!list) return;
+    // Access policies (MODEL.md section 4) are compiled by a later stage of the
+    // project. Ignoring one would silently widen access, so refuse instead.
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      errors_.push_back({index_path("policies", i),
+                         "access policies (masks, row filters, deny) are not compiled by this build; the snapshot is "
+                         "refused rather than enforced without them"});
+    }
+    s.policies = *list;
+  }
+
+  std::vector<ValidationError>& errors_;
+  std::set<std::string> roles_, users_, tags_;
+  std::map<std::string, std::size_t> object_index_;
+  std::vector<std::string> object_paths_;
+  std::vector<std::vector<std::pair<std::string, std::string>>> dep_lists_;
+};
+
+}  // namespace
+
+SnapshotLoad parse_snapshot(std::string_view text) {
+  SnapshotLoad out;
+  DocumentParse doc = parse_document(text);
+  if (!doc.errors.empty()) {
+    for (auto& e : doc.errors) out.errors.push_back({"", e});
+    return out;
+  }
+  SnapshotValidator validator(out.errors);
+  Snapshot s = validator.run(doc.value);
+  if (out.errors.empty()) out.snapshot = std::move(s);
+  return out;
+}
+
+SnapshotLoad load_snapshot_file(const std::string& path) {
+  try {
+    return parse_snapshot(read_file(path));
+  } catch (const std::exception& e) {
+    SnapshotLoad out;
+    out.errors.push_back({"", e.what()});
+    return out;
+  }
+}
+
+}  // namespace tw

@@ -1,0 +1,708 @@
+#!/usr/bin/env python3
+"""Seeded differential test: tagwarden's compiler vs. an independent reference vs. Trino.
+
+For each generated model (gen_model.py) this runs `tagwarden compile`, then
+
+  (a) compares every profile's policyset.json with reference.py: per user and
+      visible object the privileges and denied columns, the users list, the
+      create-restricted users, and the first-matching `unlisted` pattern for
+      generated names the snapshot does not list;
+  (b) asks Trino's own evaluator (the oracle harness) about the generated
+      rules.json for every engine user (plus unknown users) x object x column
+      set x operation and compares each answer with the reference.
+
+Model i uses seed S+i, so `--seed S+i --models 1` reproduces one model.
+Prints every disagreement (the first 20 in detail), then
+`decisions checked against Trino: K` and, last, `differential: N passed, M failed`.
+Exit 0 when M == 0, 1 otherwise, 2 on a usage error.
+
+--self-check mutates one rule at a time in a generated rules.json (drops the
+tables section, drops a deny, flips a privilege, grants on a deny, drops a
+column restriction, reverses the rule order) and one decision in a parsed
+policyset, and asserts that the comparisons notice; its exit status is the
+self-check's verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import copy
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import gen_model  # noqa: E402
+from reference import (PRIVILEGES, EngineView, Profile, Reference,  # noqa: E402
+                       pattern_matches)
+
+DETAIL = 20
+COMPILE_TIMEOUT = 300
+ORACLE_TIMEOUT = 900
+WRITE_OPS = ("insert", "delete", "update", "ownership")
+META = set(".|()[]{}^$\\+?*")
+
+
+# --------------------------------------------------------------------------
+# results
+
+class Result:
+    def __init__(self, seed, workdir):
+        self.seed = seed
+        self.workdir = workdir
+        self.passed = 0
+        self.failed = 0
+        self.trino = 0
+        self.fails = []        # (one-line summary, detail lines)
+        self.selfcheck = []    # dicts: kind, what, detected, mandatory
+        self.notes = []
+
+    def ok(self, n=1):
+        self.passed += n
+
+    def fail(self, summary, *detail):
+        self.failed += 1
+        self.fails.append((f"[seed={self.seed}] {summary}", [d for d in detail if d]))
+
+
+def jdump(x):
+    return json.dumps(x, ensure_ascii=False, sort_keys=True)
+
+
+# --------------------------------------------------------------------------
+# running the tools
+
+def tool_cmd(path):
+    """A .py tool without an exec bit still runs under this Python."""
+    if path.endswith(".py") and not os.access(path, os.X_OK):
+        return [sys.executable, path]
+    return [path]
+
+
+def child_env():
+    env = dict(os.environ)
+    env.setdefault("LANG", "C.UTF-8")
+    env.setdefault("LC_ALL", "C.UTF-8")
+    return env
+
+
+def run_compile(opts, workdir, res):
+    snap_p = os.path.join(workdir, "snapshot.json")
+    conf_p = os.path.join(workdir, "config.yaml")
+    out = os.path.join(workdir, "out")
+    os.makedirs(out, exist_ok=True)
+    cmd = tool_cmd(opts.tagwarden) + ["compile", "--snapshot", snap_p, "--config", conf_p,
+                                      "--out", out, "--emit-policyset"]
+    if opts.now:
+        cmd += ["--now", opts.now]
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=COMPILE_TIMEOUT, env=child_env())
+    except subprocess.TimeoutExpired:
+        res.fail(f"compile timed out after {COMPILE_TIMEOUT}s", "cmd: " + " ".join(cmd))
+        return None
+    with open(os.path.join(workdir, "compile.log"), "wb") as f:
+        f.write(b"$ " + " ".join(cmd).encode() + b"\n--- stdout\n" + p.stdout + b"\n--- stderr\n" + p.stderr)
+    if p.returncode != 0:
+        res.fail(f"compile exited {p.returncode} (expected 0)",
+                 "stderr: " + p.stderr.decode("utf-8", "replace").strip()[-1500:],
+                 "stdout: " + p.stdout.decode("utf-8", "replace").strip()[-500:])
+        return None
+    res.ok()
+    return out
+
+
+def run_oracle(opts, rules_path, queries_path, answers_path):
+    """-> (answers list or None, error string or None)."""
+    try:
+        with open(queries_path, "rb") as fin, open(answers_path, "wb") as fout:
+            p = subprocess.run(tool_cmd(opts.oracle) + [rules_path], stdin=fin, stdout=fout,
+                               stderr=subprocess.PIPE, timeout=ORACLE_TIMEOUT, env=child_env())
+    except subprocess.TimeoutExpired:
+        return None, f"oracle timed out after {ORACLE_TIMEOUT}s"
+    except OSError as e:
+        return None, f"oracle could not start: {e}"
+    with open(answers_path, "rb") as f:
+        raw = f.read().decode("utf-8", "replace")
+    lines = [ln for ln in raw.splitlines() if ln.strip()]
+    answers = []
+    for ln in lines:
+        try:
+            answers.append(json.loads(ln))
+        except ValueError:
+            answers.append({"error": "not JSON: " + ln[:200]})
+    err = p.stderr.decode("utf-8", "replace").strip()
+    if p.returncode != 0:
+        load = next((a["load_error"] for a in answers if isinstance(a, dict) and "load_error" in a), None)
+        if load is not None:
+            return None, f"oracle load_error (exit {p.returncode}): {load}"
+        return None, f"oracle exited {p.returncode}: {err[-1500:]}"
+    return answers, None
+
+
+# --------------------------------------------------------------------------
+# policyset vs reference
+
+def parse_classes(access, where, res, with_denied=True):
+    """access classes -> {engine user: (privs set, denied sorted list)}; reports malformed ones."""
+    out = {}
+    if not isinstance(access, list):
+        res.fail(f"{where}: access is not a list", f"got {jdump(access)[:300]}")
+        return out
+    for a in access:
+        privs = a.get("privileges", [])
+        bad = [p for p in privs if p not in PRIVILEGES]
+        if bad:
+            res.fail(f"{where}: unknown privilege names {bad}")
+        denied = sorted(c.lower() for c in a.get("denied_columns", [])) if with_denied else []
+        for u in a.get("users", []):
+            if u in out:
+                res.fail(f"{where}: engine user {u!r} is in two access classes")
+                continue
+            out[u] = (set(privs) & set(PRIVILEGES), denied)
+    return out
+
+
+def show(privs, denied=None):
+    s = "{" + ",".join(p for p in PRIVILEGES if p in privs) + "}"
+    if denied:
+        s += f" denied={denied}"
+    return s
+
+
+def unlisted_names(ref, prof, rng):
+    """Engine names (c, s, t) in visible catalogs that the snapshot does not list."""
+    listed = {ref.engine_object_name(o, prof) for o in ref.snap["objects"] if ref.visible(o, prof)}
+    schemas = sorted({o["name"].split(".")[1] for o in ref.snap["objects"]})
+    tables = sorted({o["name"].split(".")[2] for o in ref.snap["objects"]})
+    out = []
+    for pc in prof.catalogs:
+        c = prof.engine_catalog(pc)
+        for s in rng.sample(schemas, min(3, len(schemas))) + ["zz_fresh_schema"]:
+            for t in ["zz_new_table"] + rng.sample(tables, min(2, len(tables))):
+                if f"{c}.{s}.{t}" not in listed and (c, s, t) not in out:
+                    out.append((c, s, t))
+    rng.shuffle(out)
+    return out[:18]
+
+
+def compare_policyset(ref, prof, ps, res, names):
+    """Counts one check per (user, object), (user, unlisted name), user, restricted user."""
+    tag = f"policyset {prof.name}"
+    eng = {n: ref.engine_user(n, prof) for n in ref.users}
+    if not isinstance(ps, dict):
+        res.fail(f"{tag}: not a JSON object")
+        return
+    for key, want in (("profile", prof.name), ("engine", "trino")):
+        if ps.get(key) != want:
+            res.fail(f"{tag}: {key} is {ps.get(key)!r}, expected {want!r}")
+        else:
+            res.ok()
+    # users
+    got_users = {}
+    for u in ps.get("users", []) or []:
+        got_users[u.get("name")] = u.get("engine_user")
+    for n, e in eng.items():
+        if got_users.get(n) != e:
+            res.fail(f"{tag}: user {n!r} engine_user is {got_users.get(n)!r}, expected {e!r}")
+        else:
+            res.ok()
+    for n in set(got_users) - set(eng):
+        res.fail(f"{tag}: users lists {n!r}, who is not in the snapshot")
+    # create-restricted users
+    want_r = {eng[n] for n in ref.create_restricted(prof)}
+    got_r = set(ps.get("create_restricted_users", []) or [])
+    for e in eng.values():
+        if (e in want_r) != (e in got_r):
+            n = ref.engine_users(prof)[e]
+            res.fail(f"{tag}: create_restricted_users {'lacks' if e in want_r else 'has'} {e!r}",
+                     f"reference: gated tags on profile {sorted(ref.gated_tags_on_profile(prof))}; "
+                     f"restrict_materialized_views={prof.restrict_mv}; {ref.explain(n, None, prof)}")
+        else:
+            res.ok()
+    for e in got_r - set(eng.values()):
+        res.fail(f"{tag}: create_restricted_users has unknown user {e!r}")
+    # objects
+    got_objs = {}
+    for o in ps.get("objects", []) or []:
+        if o.get("name") in got_objs:
+            res.fail(f"{tag}: object {o.get('name')!r} listed twice")
+        got_objs[o.get("name")] = o
+    for o in ref.snap["objects"]:
+        name = o["name"]
+        if not ref.visible(o, prof):
+            if name in got_objs:
+                res.fail(f"{tag}: lists {name!r}, whose catalog the profile does not cover")
+            else:
+                res.ok()
+            continue
+        po = got_objs.get(name)
+        if po is None:
+            res.fail(f"{tag}: visible object {name!r} missing")
+            continue
+        res.ok()
+        for key, want in (("engine_name", ref.engine_object_name(o, prof)), ("kind", o["kind"])):
+            if po.get(key) != want:
+                res.fail(f"{tag}: {name} {key} is {po.get(key)!r}, expected {want!r}")
+            else:
+                res.ok()
+        if sorted(po.get("columns", []) or []) != sorted(ref.columns(o)):
+            res.fail(f"{tag}: {name} columns {po.get('columns')!r}, expected {ref.columns(o)!r}")
+        else:
+            res.ok()
+        got = parse_classes(po.get("access", []), f"{tag}: {name}", res)
+        for n, e in eng.items():
+            want = ref.access(n, o, prof)
+            g = got.get(e, (set(), []))
+            if g[0] != want[0] or (g[1] if g[0] else []) != want[1] or (not g[0] and g[1]):
+                res.fail(f"{tag}: {name} user {e!r}: policyset {show(*g)}, reference {show(*want)}",
+                         ref.explain(n, o, prof))
+            else:
+                res.ok()
+        for e in set(got) - set(eng.values()):
+            res.fail(f"{tag}: {name} grants unknown engine user {e!r}")
+    for n in set(got_objs) - set(ref.objects):
+        res.fail(f"{tag}: lists object {n!r}, which is not in the snapshot")
+    # unlisted names: the first matching pattern decides
+    unl = ps.get("unlisted", []) or []
+    restricted = ref.create_restricted(prof)
+    for c, s, t in names:
+        entry = next((u for u in unl if pattern_matches(str(u.get("pattern", "")).split("."), [c, s, t])), None)
+        got = parse_classes(entry.get("access", []), f"{tag}: unlisted {entry.get('pattern')}", res,
+                            with_denied=False) if entry else {}
+        platform = f"{prof.platform_catalog(c)}.{s}.{t}"
+        for n, e in eng.items():
+            want = ref.unlisted(n, platform, prof, restricted)
+            g = got.get(e, (set(), []))[0]
+            if g != want:
+                res.fail(f"{tag}: unlisted {c}.{s}.{t} user {e!r}: policyset {show(g)} "
+                         f"(pattern {entry.get('pattern') if entry else None!r}), reference {show(want)}",
+                         ref.explain(n, None, prof) + f"; create-restricted={n in restricted}")
+            else:
+                res.ok()
+
+
+def check_findings(ref, out, res):
+    """MODEL.md section 2: group-only clearances warn; tags without clearance are listed."""
+    path = os.path.join(out, "findings.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            findings = json.load(f)
+    except (OSError, ValueError) as e:
+        res.fail(f"findings.json unreadable: {e}")
+        return
+    res.ok()
+    strings = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str):
+            strings.append(x)
+
+    walk(findings)
+    text = "\n".join(strings)
+    for c in ref.snap["classifications"]:
+        rows = c.get("clearance") or []
+        if rows and all(r["type"] == "group" for r in rows):
+            if any("names only groups" in s and c["name"] in s for s in strings):
+                res.ok()
+            else:
+                res.fail(f"findings: no 'clearance on {c['name']} names only groups' warning")
+    none = [c["name"] for c in ref.snap["classifications"] if not c.get("clearance")]
+    if none:
+        if "no clearance" in text and all(n in text for n in none):
+            res.ok()
+        else:
+            res.fail(f"findings: no '{len(none)} classifications have no clearance' info listing {none}")
+
+
+# --------------------------------------------------------------------------
+# oracle queries
+
+def unknown_users(ref, prof, rng):
+    real = set(ref.engine_users(prof))
+    cands = []
+    for n in ref.users:  # platform names Trino must not know by that name
+        if n not in real:
+            cands.append(n)
+    for e in sorted(real):
+        cands += [e[:-1], e + "2", e.upper(), e.lower(), e + " ", " " + e]
+        if any(ch in META for ch in e):
+            cands += ["".join("x" if ch in META else ch for ch in e),
+                      "".join(ch for ch in e if ch not in META)]
+            cands += [p for p in e.split("|")]
+            for i, ch in enumerate(e):
+                if ch in "+*" and i > 0:
+                    cands.append(e[:i] + e[i - 1] + e[i + 1:])
+                if ch in "?*" and i > 0:
+                    cands.append(e[: i - 1] + e[i + 1:])
+    seen, out = set(), []
+    for c in cands:
+        if c and c not in real and c not in seen:
+            seen.add(c)
+            out.append(c)
+    # platform names first (they matter most), then a sample of the rest
+    plat = [c for c in out if c in ref.users]
+    rest = [c for c in out if c not in ref.users]
+    picks = rng.sample(rest, min(len(rest), 6))
+    return plat + picks
+
+
+def build_queries(ref, prof, ev, rng, names):
+    real = sorted(ev.by_engine_user)
+    users = real + unknown_users(ref, prof, rng)
+    qs = []
+
+    def add(user, c, s, t, op, cols=None):
+        qs.append({"op": op, "user": user, "catalog": c, "schema": s, "table": t, "columns": list(cols or [])})
+
+    visible = [o for o in ref.snap["objects"] if ref.visible(o, prof)]
+    engine_cats = {prof.engine_catalog(c) for c in prof.catalogs}
+    hidden = []  # (catalog, schema, table, columns) Trino must refuse to everybody
+    for o in ref.snap["objects"]:
+        c, s, t = o["name"].split(".")
+        if c not in engine_cats:
+            hidden.append((c, s, t, ref.columns(o)))
+    for u in users:
+        for o in visible:
+            c, s, t = ref.engine_object_name(o, prof).split(".")
+            cols = ref.columns(o)
+            add(u, c, s, t, "select", [])
+            for col in cols:
+                add(u, c, s, t, "select", [col])
+            if len(cols) > 1:
+                add(u, c, s, t, "select", cols)
+            for _ in range(2 if len(cols) > 2 else 0):
+                add(u, c, s, t, "select", sorted(rng.sample(cols, rng.randint(2, len(cols) - 1))))
+            for op in WRITE_OPS:
+                add(u, c, s, t, op)
+            add(u, c, s, t, "filter_columns", cols)
+        for c, s, t, cols in hidden:
+            add(u, c, s, t, "select", [])
+            add(u, c, s, t, "select", cols)
+            add(u, c, s, t, "insert")
+            add(u, c, s, t, "ownership")
+            add(u, c, s, t, "filter_columns", cols)
+        for c, s, t in names:
+            add(u, c, s, t, "create_table")
+            add(u, c, s, t, "create_mv")
+            add(u, c, s, t, "select", [])
+            add(u, c, s, t, "insert")
+        for c in sorted({h[0] for h in hidden} | {"zz_no_such_catalog"}):
+            add(u, c, "zz_fresh_schema", "zz_new_table", "create_table")
+    return qs
+
+
+def compare_answers(queries, expected, answers, ev, prof, res, label="trino", record=True):
+    """-> set of indexes that disagree. Records failures only when record."""
+    bad = set()
+    for i, (q, want) in enumerate(zip(queries, expected)):
+        got = answers[i] if i < len(answers) else None
+        if isinstance(got, dict) and "columns" in got and isinstance(got["columns"], list):
+            got_cmp = {"columns": sorted(got["columns"])}
+        else:
+            got_cmp = got
+        agree = isinstance(got, dict) and "error" not in got and got_cmp == want
+        if agree:
+            if record:
+                res.ok()
+                res.trino += 1
+            continue
+        bad.add(i)
+        if record:
+            res.trino += 1
+            privs, denied, o = ev.privileges(q["user"], q["catalog"], q["schema"], q["table"])
+            uname = ev.by_engine_user.get(q["user"])
+            why = (ev.ref.explain(uname, o, prof) if uname else f"{q['user']!r} is no engine user of {prof.name}")
+            res.fail(f"{label} {prof.name} {q['op']} user={q['user']!r} "
+                     f"{q['catalog']}.{q['schema']}.{q['table']} columns={q['columns']}: "
+                     f"expected {jdump(want)} got {jdump(got) if got is not None else 'no answer'}",
+                     f"reference privileges {show(privs, denied)}"
+                     + (f" (listed object {o['name']})" if o else " (not a listed visible object)"),
+                     "why: " + why)
+    if len(answers) > len(queries):
+        bad.add(-1)
+        if record:
+            res.fail(f"{label} {prof.name}: oracle gave {len(answers)} answers to {len(queries)} queries")
+    return bad
+
+
+# --------------------------------------------------------------------------
+# self-check mutations
+
+def rule_mutations(rules, rng):
+    """[(kind, description, mutated rules, mandatory_per_model)]."""
+    out = []
+    tables = rules.get("tables") if isinstance(rules, dict) else None
+    if not isinstance(tables, list):
+        return out
+    m = copy.deepcopy(rules)
+    del m["tables"]
+    out.append(("drop_tables_section", "removed the tables section (Trino then allows all)", m, True))
+    deny = [i for i, r in enumerate(tables) if isinstance(r, dict) and not r.get("privileges")]
+    allow = [i for i, r in enumerate(tables) if isinstance(r, dict) and r.get("privileges")]
+    picks = sorted(set(deny[:1] + deny[-1:] + rng.sample(deny, min(2, len(deny)))))
+    for i in picks:
+        m = copy.deepcopy(rules)
+        del m["tables"][i]
+        out.append(("drop_deny_rule", f"dropped deny rule #{i} {jdump(tables[i])[:160]}", m, False))
+    for i in sorted(set(deny[-1:] + rng.sample(deny, min(2, len(deny))))):
+        m = copy.deepcopy(rules)
+        m["tables"][i]["privileges"] = list(PRIVILEGES)
+        out.append(("grant_on_deny_rule", f"gave all privileges to deny rule #{i}", m, False))
+    for i in sorted(set(allow[:2] + rng.sample(allow, min(2, len(allow))))):
+        m = copy.deepcopy(rules)
+        p = m["tables"][i]["privileges"]
+        if "SELECT" in p:
+            p.remove("SELECT")
+            what = "removed SELECT from"
+        else:
+            p.append("SELECT")
+            what = "added SELECT to"
+        out.append(("flip_privilege", f"{what} rule #{i} {jdump(tables[i])[:160]}", m, False))
+    colr = [i for i in allow if any(isinstance(c, dict) and c.get("allow") is False
+                                    for c in tables[i].get("columns", []) or [])
+            and "SELECT" in tables[i]["privileges"]]
+    for i in colr[:2]:
+        m = copy.deepcopy(rules)
+        m["tables"][i]["columns"] = [c for c in m["tables"][i]["columns"] if c.get("allow") is not False]
+        if not m["tables"][i]["columns"]:
+            del m["tables"][i]["columns"]
+        out.append(("drop_column_restriction", f"dropped column restrictions of rule #{i}", m, False))
+    if len(tables) > 1:
+        m = copy.deepcopy(rules)
+        m["tables"].reverse()
+        out.append(("reverse_rules", "reversed the order of table rules", m, False))
+    return out
+
+
+def policyset_mutation(ps, rng):
+    """Change one decision in a parsed policyset; -> (description, mutated) or None."""
+    m = copy.deepcopy(ps)
+    objs = [o for o in m.get("objects", []) if o.get("access")]
+    if objs:
+        o = rng.choice(objs)
+        a = rng.choice(o["access"])
+        if a.get("privileges"):
+            p = a["privileges"].pop(rng.randrange(len(a["privileges"])))
+            return f"removed {p} from a class of {o['name']}", m
+    if m.get("objects"):
+        o = m["objects"][0]
+        u = (m.get("users") or [{"engine_user": "nobody"}])[0]["engine_user"]
+        o["access"] = [{"users": [u], "privileges": list(PRIVILEGES), "denied_columns": []}] + [
+            {**a, "users": [x for x in a.get("users", []) if x != u]} for a in o.get("access", [])]
+        return f"gave {u!r} every privilege on {o['name']}", m
+    return None
+
+
+# --------------------------------------------------------------------------
+# one model
+
+def run_model(seed, opts):
+    if opts.keep:
+        workdir = os.path.join(opts.keep, f"model_{seed}")
+        shutil.rmtree(workdir, ignore_errors=True)
+        os.makedirs(workdir)
+    else:
+        workdir = tempfile.mkdtemp(prefix=f"tw-diff-{seed}-")
+    res = Result(seed, workdir)
+    try:
+        _run_model(seed, opts, workdir, res)
+    except Exception as e:  # a crash in the harness is a failure, never a pass
+        import traceback
+        res.fail(f"harness error: {e!r}", traceback.format_exc()[-2000:])
+    finally:
+        if not opts.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return res
+
+
+def _run_model(seed, opts, workdir, res):
+    snapshot, config = gen_model.generate(seed, opts.size)
+    with open(os.path.join(workdir, "snapshot.json"), "w", encoding="utf-8") as f:
+        json.dump(snapshot, f, ensure_ascii=False, indent=1)
+    with open(os.path.join(workdir, "config.yaml"), "w", encoding="utf-8") as f:
+        json.dump(config, f, ensure_ascii=False, indent=1)  # JSON is YAML
+    out = run_compile(opts, workdir, res)
+    if out is None:
+        return
+    ref = Reference(snapshot, opts.now)
+    check_findings(ref, out, res)
+    for pi, raw in enumerate(config["profiles"]):
+        prof = Profile(raw)
+        rng = random.Random(seed * 31 + pi)
+        pdir = os.path.join(out, prof.name)
+        names = unlisted_names(ref, prof, rng)
+        ps = None
+        try:
+            with open(os.path.join(pdir, "policyset.json"), encoding="utf-8") as f:
+                ps = json.load(f)
+        except (OSError, ValueError) as e:
+            res.fail(f"policyset {prof.name}: unreadable: {e}")
+        if ps is not None:
+            compare_policyset(ref, prof, ps, res, names)
+            if opts.self_check and pi == 0:
+                mut = policyset_mutation(ps, rng)
+                if mut:
+                    probe = Result(seed, workdir)
+                    compare_policyset(ref, prof, mut[1], probe, names)
+                    base = Result(seed, workdir)
+                    compare_policyset(ref, prof, ps, base, names)
+                    res.selfcheck.append({"kind": "policyset_decision", "what": mut[0],
+                                          "detected": probe.failed > base.failed, "mandatory": True})
+        if not opts.oracle:
+            continue
+        rules_path = os.path.join(pdir, "rules.json")
+        if not os.path.exists(rules_path):
+            res.fail(f"rules {prof.name}: {rules_path} missing")
+            continue
+        ev = EngineView(ref, prof)
+        queries = build_queries(ref, prof, ev, rng, names)
+        expected = [ev.decide(q) for q in queries]
+        qpath = os.path.join(workdir, f"queries_{prof.name}.jsonl")
+        with open(qpath, "w", encoding="ascii") as f:
+            for q in queries:
+                f.write(json.dumps(q) + "\n")
+        with open(os.path.join(workdir, f"expected_{prof.name}.jsonl"), "w", encoding="ascii") as f:
+            for e in expected:
+                f.write(json.dumps(e) + "\n")
+        answers, err = run_oracle(opts, rules_path, qpath, os.path.join(workdir, f"answers_{prof.name}.jsonl"))
+        if err:
+            res.fail(f"trino {prof.name}: {err}")
+            base_bad = None
+        else:
+            base_bad = compare_answers(queries, expected, answers, ev, prof, res)
+        if opts.self_check and pi == 0 and base_bad is not None:
+            with open(rules_path, encoding="utf-8") as f:
+                rules = json.load(f)
+            muts = rule_mutations(rules, rng)
+            if not muts:
+                res.notes.append(f"self-check: {prof.name} rules.json has no tables list to mutate")
+            for k, (kind, what, mrules, mandatory) in enumerate(muts):
+                mpath = os.path.join(workdir, f"mutated_{prof.name}_{k}.json")
+                with open(mpath, "w", encoding="utf-8") as f:
+                    json.dump(mrules, f, ensure_ascii=False)
+                mans, merr = run_oracle(opts, mpath, qpath, os.path.join(workdir, f"mutated_{prof.name}_{k}.answers"))
+                if merr:
+                    detected, n = True, f"oracle refused it: {merr[:120]}"
+                else:
+                    mbad = compare_answers(queries, expected, mans, ev, prof, res, record=False)
+                    detected, n = mbad != base_bad, f"{len(mbad - base_bad)} new disagreements"
+                res.selfcheck.append({"kind": kind, "what": what, "detected": detected,
+                                      "mandatory": mandatory, "n": n})
+
+
+# --------------------------------------------------------------------------
+# main
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--size", default="small", choices=sorted(gen_model.SIZES))
+    ap.add_argument("--tagwarden", required=True, help="path to the tagwarden binary")
+    ap.add_argument("--oracle", help="path to tests/trino-oracle/run.sh (omit: policyset checks only)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--keep", help="keep every model's files under this directory")
+    ap.add_argument("--now", help="pass --now to the compiler and use it in the reference")
+    ap.add_argument("--self-check", action="store_true",
+                    help="mutate rules.json / policysets and assert the disagreements are detected")
+    opts = ap.parse_args(argv)
+    for what, path in (("--tagwarden", opts.tagwarden), ("--oracle", opts.oracle)):
+        if path is not None and not os.path.isfile(path):
+            print(f"run_differential: {what} {path}: no such file", file=sys.stderr)
+            return 2
+    opts.tagwarden = os.path.abspath(opts.tagwarden)
+    if opts.oracle:
+        opts.oracle = os.path.abspath(opts.oracle)
+    else:
+        print("run_differential: no --oracle: Trino decisions are not checked", file=sys.stderr)
+    if opts.keep:
+        opts.keep = os.path.abspath(opts.keep)
+        os.makedirs(opts.keep, exist_ok=True)
+
+    seeds = [opts.seed + i for i in range(opts.models)]
+    t0 = time.time()
+    results = {}
+    with cf.ProcessPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        futs = {pool.submit(run_model, s, opts): s for s in seeds}
+        for fut in cf.as_completed(futs):
+            s = futs[fut]
+            try:
+                r = fut.result()
+            except Exception as e:
+                r = Result(s, None)
+                r.fail(f"worker crashed: {e!r}")
+            results[s] = r
+            print(f"  model seed={s}: {r.passed} passed, {r.failed} failed, {r.trino} Trino decisions",
+                  file=sys.stderr, flush=True)
+
+    passed = sum(r.passed for r in results.values())
+    failed = sum(r.failed for r in results.values())
+    trino = sum(r.trino for r in results.values())
+    shown = 0
+    for s in seeds:
+        r = results[s]
+        for summary, detail in r.fails:
+            shown += 1
+            print(("FAIL " if shown <= DETAIL else "fail ") + summary)
+            if shown <= DETAIL:
+                for d in detail:
+                    print("    " + d)
+                if opts.keep:
+                    print("    model files: " + r.workdir)
+        for n in r.notes:
+            print(f"note [seed={s}] {n}")
+    if failed and not opts.keep:
+        print("(rerun one model with --seed S --models 1 --keep DIR to keep its files)")
+
+    sc_ok = True
+    if opts.self_check:
+        kinds = {}
+        for s in seeds:
+            for c in results[s].selfcheck:
+                k = kinds.setdefault(c["kind"], [0, 0])
+                k[0] += 1
+                k[1] += bool(c["detected"])
+                if c["mandatory"] and not c["detected"]:
+                    sc_ok = False
+                    print(f"self-check FAIL [seed={s}] {c['kind']} not detected: {c['what']}")
+        # every kind with a candidate must be caught somewhere; dropping one deny
+        # or reversing rules can be neutral (Trino denies when nothing matches)
+        must_somewhere = {"drop_tables_section", "policyset_decision", "flip_privilege",
+                          "grant_on_deny_rule", "drop_column_restriction"}
+        for kind, (n, det) in sorted(kinds.items()):
+            flag = ""
+            if det == 0 and kind in must_somewhere:
+                sc_ok = False
+                flag = "  <-- never detected"
+            print(f"self-check: {kind}: {det}/{n} mutations detected{flag}")
+        if not kinds:
+            sc_ok = False
+            print("self-check: no mutation could be made (no policyset or rules?)")
+        if opts.oracle is None:
+            print("self-check: rules.json mutations need --oracle; only policysets were mutated")
+        print(f"self-check: {'passed' if sc_ok else 'FAILED'}")
+
+    print(f"({len(seeds)} models, seeds {seeds[0]}..{seeds[-1]}, {time.time() - t0:.1f}s)")
+    print(f"decisions checked against Trino: {trino}")
+    print(f"differential: {passed} passed, {failed} failed")
+    if opts.self_check:
+        return 0 if sc_ok else 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
