@@ -48,10 +48,15 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
 std::vector<CompiledProfile> compile_all(const Inputs& inputs) {
   std::vector<CompiledProfile> out;
   for (const auto& p : inputs.config.profiles) {
-    CompiledProfile cp{p, compile_profile(*inputs.model, p)};
-    if (p.engine == Engine::StarRocks && cp.result.policy_set) {
-      cp.result.errors.push_back("StarRocks statements are not rendered by this build yet; the profile is not published");
-      cp.result.policy_set.reset();
+    CompiledProfile cp{p, compile_profile(*inputs.model, p), std::nullopt};
+    if (cp.result.policy_set) {
+      RenderResult r = render_artifact(*cp.result.policy_set);
+      if (r.artifact) {
+        cp.artifact = std::move(r.artifact);
+      } else {
+        cp.result.errors.push_back(r.error);
+        cp.result.policy_set.reset();
+      }
     }
     out.push_back(std::move(cp));
   }

@@ -9,6 +9,7 @@
 
 #include "tagwarden/compile/compiler.h"
 #include "tagwarden/config/profile.h"
+#include "tagwarden/engines/registry.h"
 
 namespace tw::cli {
 
@@ -29,6 +30,7 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
 struct CompiledProfile {
   Profile profile;
   ProfileCompile result;
+  std::optional<Artifact> artifact;  ///< set when the profile compiled and rendered
 };
 
 std::vector<CompiledProfile> compile_all(const Inputs& inputs);

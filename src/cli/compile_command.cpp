@@ -2,12 +2,10 @@
 #include <iostream>
 #include <map>
 
-#include <openssl/sha.h>
 
 #include "commands.h"
 #include "common.h"
 #include "options.h"
-#include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/publish/atomic_file.h"
 
 namespace tw::cli {
@@ -36,18 +34,6 @@ were written); 2 invalid snapshot, config or arguments (nothing written);
 Example:
   tagwarden compile --snapshot examples/demo/snapshot.yaml \
       --config examples/demo/profiles.yaml --out out/)";
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : digest) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -98,16 +84,13 @@ int run_compile(const std::vector<std::string>& args) {
       const PolicySet& ps = *cp.result.policy_set;
       const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
       if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
-      if (ps.engine == Engine::Trino) {
-        const auto rules = trino::render_rules(ps);
-        write_file_atomically(dir + "/rules.json", rules.text);
-        if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, rules.text);
-        summary["rules_file"] = dir + "/rules.json";
-        summary["table_rules"] = rules.table_rules;
-        summary["object_rules"] = rules.object_rules;
-        summary["bytes"] = rules.text.size();
-        summary["sha256"] = sha256_hex(rules.text);
-      }
+      const Artifact& a = *cp.artifact;
+      write_file_atomically(dir + "/" + a.filename, a.bytes);
+      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, a.bytes);
+      summary["artifact"] = dir + "/" + a.filename;
+      summary["rules"] = a.rules;
+      summary["bytes"] = a.bytes.size();
+      summary["sha256"] = a.sha256;
       summary["status"] = "ok";
       summary["objects"] = ps.objects.size();
       summary["users"] = ps.users.size();
@@ -137,11 +120,10 @@ int run_compile(const std::vector<std::string>& args) {
     if (p["status"] == "failed") {
       std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): FAILED\n";
       for (const auto& e : p["errors"]) std::cout << "      " << e.get<std::string>() << "\n";
-    } else if (p.contains("rules_file")) {
-      std::cout << "  " << name << " (trino): " << p["table_rules"] << " table rules (" << p["object_rules"]
-                << " for gated objects), " << p["bytes"] << " bytes -> " << p["rules_file"].get<std::string>() << "\n";
     } else {
-      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["objects"] << " objects\n";
+      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["rules"] << " rules over "
+                << p["objects"] << " objects, " << p["bytes"] << " bytes -> " << p["artifact"].get<std::string>()
+                << "\n";
     }
   }
   std::cout << "findings: " << by_severity["error"] << " errors, " << by_severity["warning"] << " warnings, "

@@ -1,5 +1,6 @@
 #include <set>
 
+#include "daemon_settings.h"
 #include "tagwarden/config/profile.h"
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/entry_reader.h"
@@ -41,7 +42,7 @@ std::map<std::string, std::string> read_name_map(EntryReader& e, std::string_vie
 
 }  // namespace
 
-ConfigLoad parse_config(std::string_view text) {
+ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
   ConfigLoad out;
   DocumentParse doc = parse_document(text);
   if (!doc.errors.empty()) {
@@ -50,7 +51,9 @@ ConfigLoad parse_config(std::string_view text) {
   }
   auto& errors = out.errors;
   Config config;
-  EntryReader top(doc.value, "", errors, {"profiles"});
+  EntryReader top(doc.value, "", errors,
+                  {"profiles", "source", "server", "state_dir", "reconcile_interval", "webhook", "tokens"});
+  read_daemon_settings(top, config.daemon, resolve_secrets);
   if (const nlohmann::json* list = top.array("profiles", true)) {
     if (list->empty()) top.error("profiles", "must list at least one profile");
     std::set<std::string> names;
@@ -115,9 +118,9 @@ ConfigLoad parse_config(std::string_view text) {
   return out;
 }
 
-ConfigLoad load_config_file(const std::string& path) {
+ConfigLoad load_config_file(const std::string& path, bool resolve_secrets) {
   try {
-    return parse_config(read_file(path));
+    return parse_config(read_file(path), resolve_secrets);
   } catch (const std::exception& e) {
     ConfigLoad out;
     out.errors.push_back({"", e.what()});

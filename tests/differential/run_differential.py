@@ -108,6 +108,9 @@ def run_compile(opts, workdir, res):
     except subprocess.TimeoutExpired:
         res.fail(f"compile timed out after {COMPILE_TIMEOUT}s", "cmd: " + " ".join(cmd))
         return None
+    except OSError as e:
+        res.fail(f"compile could not start: {e}", "cmd: " + " ".join(cmd))
+        return None
     with open(os.path.join(workdir, "compile.log"), "wb") as f:
         f.write(b"$ " + " ".join(cmd).encode() + b"\n--- stdout\n" + p.stdout + b"\n--- stderr\n" + p.stderr)
     if p.returncode != 0:

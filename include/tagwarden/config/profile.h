@@ -26,8 +26,50 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 };
 
+/// Where the daemon reads the snapshot: a file, or an HTTP(S) endpoint.
+struct SourceSettings {
+  std::string file;                            ///< exactly one of file / url
+  std::string url;
+  std::map<std::string, std::string> headers;  ///< extra request headers (values may come from env)
+  std::string bearer_token;                    ///< resolved from token_env / token_file; never logged
+  int timeout_ms = 10000;
+  int retries = 3;                             ///< extra attempts after the first
+  int backoff_ms = 500;                        ///< first retry delay; doubles, with full jitter
+  std::string ca_file;
+  bool verify_tls = true;
+  bool operator==(const SourceSettings&) const = default;
+};
+
+struct ApiToken {
+  std::string name;
+  std::string token;                 ///< resolved secret; never logged
+  std::vector<std::string> scopes;   ///< read recompile validate admin
+  bool operator==(const ApiToken&) const = default;
+};
+
+struct ServerSettings {
+  std::string listen = "127.0.0.1:8181";  ///< host:port of the API (and rules, unless rules_listen is set)
+  std::string rules_listen;               ///< optional: serve the rules endpoint only on this address
+  bool rules_require_token = false;       ///< rules endpoint needs a token with scope read
+  bool operator==(const ServerSettings&) const = default;
+};
+
+/// Settings of `tagwarden serve`; the one-shot commands ignore them.
+struct DaemonSettings {
+  SourceSettings source;
+  ServerSettings server;
+  std::string state_dir = "/var/lib/tagwarden";
+  int reconcile_interval_s = 300;
+  std::string webhook_secret;             ///< resolved; empty = webhook disabled (answers 503)
+  std::size_t webhook_max_body = 1 << 20;
+  int webhook_wait_ms = 10000;            ///< how long a webhook waits for its recompile
+  std::vector<ApiToken> tokens;
+  bool operator==(const DaemonSettings&) const = default;
+};
+
 struct Config {
   std::vector<Profile> profiles;
+  DaemonSettings daemon;
 };
 
 struct ConfigLoad {
@@ -35,8 +77,10 @@ struct ConfigLoad {
   std::vector<ValidationError> errors;
 };
 
-/// Parses and validates a profiles config (YAML or JSON); never throws for bad input.
-ConfigLoad parse_config(std::string_view text);
-ConfigLoad load_config_file(const std::string& path);
+/// Parses and validates a config (YAML or JSON); never throws for bad input.
+/// Daemon secrets (env / file) are read only when resolve_secrets is true, so
+/// one-shot commands run where the daemon's secrets are absent.
+ConfigLoad parse_config(std::string_view text, bool resolve_secrets = false);
+ConfigLoad load_config_file(const std::string& path, bool resolve_secrets = false);
 
 }  // namespace tw

@@ -46,6 +46,8 @@ class EntryReader {
   /// An array of strings; duplicates and non-strings are errors; names checked.
   std::vector<std::string> string_list(std::string_view key, std::string_view what);
 
+  const nlohmann::json& raw() const { return value_; }
+  std::vector<ValidationError>& errors() { return errors_; }
   void error(const std::string& path, std::string message) { errors_.push_back({path, std::move(message)}); }
 
  private:

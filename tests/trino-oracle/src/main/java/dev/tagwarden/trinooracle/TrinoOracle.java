@@ -68,7 +68,7 @@ public final class TrinoOracle
     private static final Pattern TIMESTAMP = Pattern.compile("timestamp\\s*\\(\\s*(\\d+)\\s*\\)");
     private static final Pattern VARCHAR = Pattern.compile("varchar\\s*\\(\\s*(\\d+)\\s*\\)");
 
-    private final SystemAccessControl accessControl;
+    private SystemAccessControl accessControl;
     private final Map<String, SystemSecurityContext> contexts = new HashMap<>();
     private final QueryId queryId = new QueryId("trino_oracle");
     private final Instant queryStart = Instant.now();
@@ -85,7 +85,7 @@ public final class TrinoOracle
         Logger.getLogger("").setLevel(Level.WARNING);
 
         if (args.length != 1 || args[0].equals("-h") || args[0].equals("--help")) {
-            System.err.println("usage: trino-oracle RULES_JSON < queries.jsonl > answers.jsonl   (trino-plugin-toolkit " + TRINO_VERSION + ")");
+            System.err.println("usage: trino-oracle (RULES_JSON | --multi) < queries.jsonl > answers.jsonl   (trino-plugin-toolkit " + TRINO_VERSION + ")");
             System.exit(2);
         }
 
@@ -94,9 +94,13 @@ public final class TrinoOracle
         jsonFactory.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
         PrintStream stdout = System.out;
 
-        SystemAccessControl accessControl;
+        SystemAccessControl accessControl = null;
         try {
-            accessControl = load(Path.of(args[0]).toAbsolutePath().toString());
+            // --multi: no rules yet; the stream switches rules with {"op":"load","path":"..."} lines,
+            // so one JVM judges many generated models.
+            if (!args[0].equals("--multi")) {
+                accessControl = load(Path.of(args[0]).toAbsolutePath().toString());
+            }
         }
         catch (Throwable t) {
             BufferedWriter out = new BufferedWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8));
@@ -188,6 +192,21 @@ public final class TrinoOracle
             throws IOException
     {
         String op = text(q, "op");
+        if (op.equals("load")) {
+            contexts.clear();
+            try {
+                accessControl = load(Path.of(text(q, "path")).toAbsolutePath().toString());
+                gen.writeBooleanField("loaded", true);
+            }
+            catch (Throwable t) {
+                accessControl = null;
+                gen.writeStringField("load_error", describeLoadError(t));
+            }
+            return;
+        }
+        if (accessControl == null) {
+            throw new IllegalStateException("no rules loaded");
+        }
         if (op.equals("filter_tables")) {
             Set<SchemaTableName> tables = new java.util.LinkedHashSet<>();
             for (JsonNode pair : array(q, "tables")) {

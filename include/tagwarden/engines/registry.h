@@ -1,0 +1,30 @@
+#pragma once
+// The one list of engines: PolicySet -> the artifact its engine loads.
+// Adding an engine = a folder under src/engines/ and one line in registry.cpp.
+
+#include <optional>
+#include <string>
+
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw {
+
+struct Artifact {
+  std::string filename;      ///< e.g. rules.json
+  std::string content_type;  ///< e.g. application/json
+  std::string bytes;
+  std::size_t rules = 0;     ///< rules or statements, for summaries and metrics
+  std::string sha256;        ///< hex of bytes
+};
+
+struct RenderResult {
+  std::optional<Artifact> artifact;  ///< absent when the engine cannot render this PolicySet
+  std::string error;
+};
+
+/// Pure; the same PolicySet gives the same bytes.
+RenderResult render_artifact(const PolicySet& ps);
+
+std::string sha256_hex(std::string_view data);
+
+}  // namespace tw

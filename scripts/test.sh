@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test tagwarden has.
+# Each stage prints its own results; the last line counts stages.
+# TAGWARDEN_SKIP_E2E=1 skips the real-Trino end-to-end stage (it downloads a Trino server once).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+./scripts/install-deps.sh || exit 1
+
+passed=0
+failed=0
+summary=()
+stage() {
+  local name=$1
+  shift
+  echo
+  echo "==================== $name ===================="
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    summary+=("PASS  $name ($((SECONDS - start)) s)")
+  else
+    failed=$((failed + 1))
+    summary+=("FAIL  $name ($((SECONDS - start)) s)")
+  fi
+}
+
+build_release() { ./scripts/build.sh; }
+unit_tests() { (cd build && ctest --output-on-failure); }
+build_sanitized() {
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTAGWARDEN_WERROR=ON -DTAGWARDEN_SANITIZE=ON >/dev/null &&
+    cmake --build build-asan -j "$(nproc)"
+}
+unit_tests_sanitized() {
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ./build-asan/unit_tests
+}
+oracle_selftest() { ./tests/trino-oracle/selftest.sh; }
+differential() {
+  python3 tests/differential/run_differential.py --models "${TAGWARDEN_DIFF_MODELS:-250}" --seed 20261130 \
+    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" --jobs 2
+}
+differential_self_check() {
+  python3 tests/differential/run_differential.py --models 5 --seed 7 --self-check \
+    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh"
+}
+cli_tests() { python3 tests/cli/test_cli.py "$root/build/tagwarden"; }
+trino_e2e() { ./tests/trino-e2e/run.sh; }
+
+stage "build (RelWithDebInfo, -Werror)" build_release
+stage "unit tests" unit_tests
+stage "build (AddressSanitizer + UBSan)" build_sanitized
+stage "unit tests under ASan + UBSan" unit_tests_sanitized
+[ -f tests/cli/test_cli.py ] && stage "CLI tests" cli_tests
+stage "Trino oracle self-test" oracle_selftest
+[ -f tests/differential/run_differential.py ] && stage "differential test against Trino's evaluator" differential
+[ -f tests/differential/run_differential.py ] && stage "differential self-check (mutated rules are caught)" differential_self_check
+if [ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/trino-e2e/run.sh ]; then
+  stage "real Trino end to end" trino_e2e
+fi
+
+echo
+echo "==================== summary ===================="
+printf '%s\n' "${summary[@]}"
+echo "stages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

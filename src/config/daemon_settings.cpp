@@ -1,0 +1,154 @@
+#include "daemon_settings.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace tw {
+namespace {
+
+// A secret is given as NAME_env (an environment variable) or NAME_file (a file
+// whose content, without a trailing newline, is the secret), never inline.
+std::string read_secret(EntryReader& e, const std::string& base, bool required, bool resolve) {
+  auto env = e.string(base + "_env", false);
+  auto file = e.string(base + "_file", false);
+  if (env && file) {
+    e.error(e.path(base + "_env"), "give " + base + "_env or " + base + "_file, not both");
+    return {};
+  }
+  if (!resolve) {
+    if (required && !env && !file) e.error(e.path(), "needs " + base + "_env or " + base + "_file");
+    return {};
+  }
+  if (env) {
+    const char* v = std::getenv(env->c_str());
+    if (!v || !*v) {
+      e.error(e.path(base + "_env"), "environment variable " + *env + " is not set or empty");
+      return {};
+    }
+    return v;
+  }
+  if (file) {
+    std::ifstream in(*file, std::ios::binary);
+    std::ostringstream ss;
+    if (!in || !(ss << in.rdbuf())) {
+      e.error(e.path(base + "_file"), "cannot read the secret file " + *file);
+      return {};
+    }
+    std::string s = ss.str();
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    if (s.empty()) e.error(e.path(base + "_file"), "the secret file " + *file + " is empty");
+    return s;
+  }
+  if (required) e.error(e.path(), "needs " + base + "_env or " + base + "_file");
+  return {};
+}
+
+}  // namespace
+
+std::optional<long long> parse_duration_ms(const nlohmann::json& value) {
+  if (value.is_number_integer()) {
+    const long long s = value.get<long long>();
+    return s >= 0 ? std::optional<long long>(s * 1000) : std::nullopt;
+  }
+  if (!value.is_string()) return std::nullopt;
+  static const std::regex re(R"(^\s*([0-9]+)\s*(ms|s|m|h)?\s*$)");
+  std::smatch m;
+  const std::string s = value.get<std::string>();
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  const long long n = std::stoll(m[1].str());
+  const std::string unit = m[2].matched ? m[2].str() : "s";
+  if (unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "m") return n * 60000;
+  return n * 3600000;
+}
+
+void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_secrets) {
+  if (const nlohmann::json* src = top.mapping("source", false)) {
+    EntryReader e(*src, "source", top.errors(),
+                  {"file", "url", "headers", "token_env", "token_file", "timeout", "retries", "backoff", "ca_file",
+                   "verify_tls"});
+    out.source.file = e.string("file", false).value_or("");
+    out.source.url = e.string("url", false).value_or("");
+    if (out.source.file.empty() == out.source.url.empty()) e.error("source", "give exactly one of file or url");
+    if (!out.source.url.empty() && out.source.url.rfind("http://", 0) != 0 && out.source.url.rfind("https://", 0) != 0) {
+      e.error("source.url", "must start with http:// or https://");
+    }
+    if (const nlohmann::json* h = e.mapping("headers", false)) {
+      for (const auto& [k, v] : h->items()) {
+        if (!v.is_string()) {
+          e.error(key_path("source.headers", k), "must be a string");
+        } else {
+          out.source.headers[k] = v.get<std::string>();
+        }
+      }
+    }
+    out.source.bearer_token = read_secret(e, "token", false, resolve_secrets);
+    if (e.has("timeout")) {
+      auto ms = parse_duration_ms(src->at("timeout"));
+      if (!ms || *ms < 100) e.error("source.timeout", "must be a duration of at least 100ms, e.g. 10s");
+      else out.source.timeout_ms = static_cast<int>(*ms);
+    }
+    if (e.has("backoff")) {
+      auto ms = parse_duration_ms(src->at("backoff"));
+      if (!ms) e.error("source.backoff", "must be a duration, e.g. 500ms");
+      else out.source.backoff_ms = static_cast<int>(*ms);
+    }
+    if (auto r = e.integer("retries")) {
+      if (*r < 0 || *r > 20) e.error("source.retries", "must be between 0 and 20");
+      else out.source.retries = static_cast<int>(*r);
+    }
+    out.source.ca_file = e.string("ca_file", false).value_or("");
+    out.source.verify_tls = e.boolean("verify_tls").value_or(true);
+  }
+  if (const nlohmann::json* srv = top.mapping("server", false)) {
+    EntryReader e(*srv, "server", top.errors(), {"listen", "rules_listen", "rules_require_token"});
+    out.server.listen = e.string("listen", false).value_or(out.server.listen);
+    out.server.rules_listen = e.string("rules_listen", false).value_or("");
+    out.server.rules_require_token = e.boolean("rules_require_token").value_or(false);
+  }
+  if (auto dir = top.string("state_dir", false)) out.state_dir = *dir;
+  if (top.has("reconcile_interval")) {
+    auto ms = parse_duration_ms(top.raw().at("reconcile_interval"));
+    if (!ms || *ms < 1000) top.error("reconcile_interval", "must be a duration of at least 1s, e.g. 5m");
+    else out.reconcile_interval_s = static_cast<int>(*ms / 1000);
+  }
+  if (const nlohmann::json* wh = top.mapping("webhook", false)) {
+    EntryReader e(*wh, "webhook", top.errors(), {"secret_env", "secret_file", "max_body_bytes", "wait_timeout"});
+    out.webhook_secret = read_secret(e, "secret", true, resolve_secrets);
+    if (resolve_secrets && out.webhook_secret.size() < 16) {
+      e.error("webhook", "the webhook secret must be at least 16 bytes");
+    }
+    if (auto n = e.integer("max_body_bytes")) {
+      if (*n < 16 || *n > (64 << 20)) e.error("webhook.max_body_bytes", "must be between 16 and 67108864");
+      else out.webhook_max_body = static_cast<std::size_t>(*n);
+    }
+    if (e.has("wait_timeout")) {
+      auto ms = parse_duration_ms(wh->at("wait_timeout"));
+      if (!ms) e.error("webhook.wait_timeout", "must be a duration, e.g. 10s");
+      else out.webhook_wait_ms = static_cast<int>(*ms);
+    }
+  }
+  if (const nlohmann::json* tokens = top.array("tokens", false)) {
+    static const std::vector<std::string> kScopes = {"read", "recompile", "validate", "admin"};
+    for (std::size_t i = 0; i < tokens->size(); ++i) {
+      EntryReader e((*tokens)[i], index_path("tokens", i), top.errors(), {"name", "token_env", "token_file", "scopes"});
+      if (!e.is_mapping()) continue;
+      ApiToken t;
+      t.name = e.string("name", true).value_or("");
+      t.token = read_secret(e, "token", true, resolve_secrets);
+      if (resolve_secrets && t.token.size() < 16) e.error(e.path(), "tokens must be at least 16 bytes");
+      t.scopes = e.string_list("scopes", "scope");
+      for (const auto& s : t.scopes) {
+        if (std::find(kScopes.begin(), kScopes.end(), s) == kScopes.end()) {
+          e.error(e.path("scopes"), "unknown scope \"" + s + "\" (expected read, recompile, validate or admin)");
+        }
+      }
+      out.tokens.push_back(std::move(t));
+    }
+  }
+}
+
+}  // namespace tw

@@ -1,0 +1,36 @@
+#include "tagwarden/engines/registry.h"
+
+#include <openssl/evp.h>
+
+#include "tagwarden/engines/trino/rules.h"
+
+namespace tw {
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+RenderResult render_artifact(const PolicySet& ps) {
+  switch (ps.engine) {
+    case Engine::Trino: {
+      auto rules = trino::render_rules(ps);
+      Artifact a{"rules.json", "application/json", std::move(rules.text), rules.table_rules, {}};
+      a.sha256 = sha256_hex(a.bytes);
+      return {std::move(a), {}};
+    }
+    case Engine::StarRocks:
+      return {std::nullopt, "StarRocks statements are not rendered by this build yet; the profile is not published"};
+  }
+  return {std::nullopt, "unknown engine"};
+}
+
+}  // namespace tw
