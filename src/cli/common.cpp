@@ -24,7 +24,8 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   if (now) {
     at = parse_timestamp(*now);
     if (!at) {
-      std::cerr << "error: --now " << quote(*now) << " is not an RFC 3339 time with a zone (e.g. 2026-11-30T12:00:00Z)\n";
+      std::cerr << "error: --now " << quote(*now)
+                << " is not an RFC 3339 time with a zone (e.g. 2026-11-30T12:00:00Z)\n";
       ok = false;
     }
   }
@@ -48,16 +49,8 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
 std::vector<CompiledProfile> compile_all(const Inputs& inputs) {
   std::vector<CompiledProfile> out;
   for (const auto& p : inputs.config.profiles) {
-    CompiledProfile cp{p, compile_profile(*inputs.model, p), std::nullopt};
-    if (cp.result.policy_set) {
-      RenderResult r = render_artifact(*cp.result.policy_set);
-      if (r.artifact) {
-        cp.artifact = std::move(r.artifact);
-      } else {
-        cp.result.errors.push_back(r.error);
-        cp.result.policy_set.reset();
-      }
-    }
+    ProfileBuild b = build_profile(*inputs.model, p);
+    CompiledProfile cp{p, std::move(b.compile), std::move(b.artifact)};
     out.push_back(std::move(cp));
   }
   return out;

@@ -2,7 +2,6 @@
 #include <iostream>
 #include <map>
 
-
 #include "commands.h"
 #include "common.h"
 #include "options.h"
@@ -39,14 +38,14 @@ Example:
 
 int run_compile(const std::vector<std::string>& args) {
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")
-      ("snapshot", po::value<std::string>()->required(), "governance snapshot, JSON or YAML")
-      ("config", po::value<std::string>()->required(), "profiles config, YAML or JSON")
-      ("out", po::value<std::string>()->required(), "output directory")
-      ("profile", po::value<std::string>(), "compile only this profile")
-      ("now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")
-      ("emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")
-      ("output", po::value<std::string>()->default_value("text"), "summary format: text or json");
+  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
+                                                 "governance snapshot, JSON or YAML")(
+      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
+      "out", po::value<std::string>()->required(), "output directory")("profile", po::value<std::string>(),
+                                                                       "compile only this profile")(
+      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
+      "emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")(
+      "output", po::value<std::string>()->default_value("text"), "summary format: text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
   const std::string format = vm["output"].as<std::string>();
@@ -96,9 +95,8 @@ int run_compile(const std::vector<std::string>& args) {
       summary["users"] = ps.users.size();
       profiles.push_back(summary);
     }
-    nlohmann::json doc = {{"generated_at", format_timestamp(inputs->model->now)},
-                          {"profiles", profiles},
-                          {"findings", findings}};
+    nlohmann::json doc = {
+        {"generated_at", format_timestamp(inputs->model->now)}, {"profiles", profiles}, {"findings", findings}};
     write_file_atomically((std::filesystem::path(out_dir) / "findings.json").string(), doc.dump(1) + "\n");
     if (format == "json") {
       std::cout << doc.dump(1) << "\n";

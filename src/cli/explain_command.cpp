@@ -26,13 +26,13 @@ Example:
   tagwarden explain --snapshot examples/demo/snapshot.yaml \
       --config examples/demo/profiles.yaml --user member-sso)";
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")
-      ("snapshot", po::value<std::string>()->required(), "governance snapshot, JSON or YAML")
-      ("config", po::value<std::string>()->required(), "profiles config, YAML or JSON")
-      ("user", po::value<std::string>()->required(), "platform user name")
-      ("profile", po::value<std::string>(), "only this profile")
-      ("now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")
-      ("output", po::value<std::string>()->default_value("text"), "text or json");
+  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
+                                                 "governance snapshot, JSON or YAML")(
+      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
+      "user", po::value<std::string>()->required(), "platform user name")("profile", po::value<std::string>(),
+                                                                          "only this profile")(
+      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
+      "output", po::value<std::string>()->default_value("text"), "text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
   auto optional = [&](const char* key) -> std::optional<std::string> {

@@ -18,12 +18,12 @@ int run_findings(const std::vector<std::string>& args) {
 
 Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")
-      ("snapshot", po::value<std::string>()->required(), "governance snapshot, JSON or YAML")
-      ("config", po::value<std::string>()->required(), "profiles config, YAML or JSON")
-      ("profile", po::value<std::string>(), "only this profile")
-      ("now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")
-      ("output", po::value<std::string>()->default_value("text"), "text or json");
+  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
+                                                 "governance snapshot, JSON or YAML")(
+      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
+      "profile", po::value<std::string>(), "only this profile")(
+      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
+      "output", po::value<std::string>()->default_value("text"), "text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
   auto optional = [&](const char* key) -> std::optional<std::string> {

@@ -19,6 +19,7 @@ commands:
   compile    write each profile's artifact (Trino rules.json) and findings.json
   explain    why one user is or is not cleared, and what each profile refuses them
   findings   print warnings and info about the snapshot and profiles
+  serve      run the daemon: reconcile loop, signed webhook, served rules, status and metrics
   version    print the version
 
 exit codes: 0 ok; 1 a profile failed; 2 invalid input or usage; 3 output not written.
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "compile") return tw::cli::run_compile(args);
     if (command == "explain") return tw::cli::run_explain(args);
     if (command == "findings") return tw::cli::run_findings(args);
+    if (command == "serve") return tw::cli::run_serve(args);
     if (command == "version" || command == "--version") {
       std::cout << "tagwarden 0.1.0\n";
       return 0;

@@ -1,11 +1,10 @@
 #pragma once
 // Boost.Program_options glue shared by subcommands: parse, print --help.
 
+#include <boost/program_options.hpp>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <boost/program_options.hpp>
 
 namespace tw::cli {
 

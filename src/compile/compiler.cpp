@@ -26,14 +26,19 @@ std::vector<Finding> snapshot_findings(const Model& model) {
       if (row.type == ClearanceRow::Type::Group) groups.push_back(row.name);
     }
     if (groups.size() == c.clearance.size()) {
-      out.push_back({Severity::Warning, "clearance_groups_only",
-                     "clearance on " + c.name + " names only groups: not enforced in any engine", "", {c.name}});
+      out.push_back({Severity::Warning,
+                     "clearance_groups_only",
+                     "clearance on " + c.name + " names only groups: not enforced in any engine",
+                     "",
+                     {c.name}});
     } else if (!groups.empty()) {
-      out.push_back({Severity::Warning, "clearance_group_not_enforced",
+      out.push_back({Severity::Warning,
+                     "clearance_group_not_enforced",
                      "clearance on " + c.name + " names group" + (groups.size() > 1 ? "s " : " ") + join_words(groups) +
                          ": group requirements are not enforced in engines (no group names reach Trino or StarRocks); "
                          "only direct holders of its roles are cleared there",
-                     "", {c.name}});
+                     "",
+                     {c.name}});
     }
   }
   if (!ungated.empty()) {
@@ -71,9 +76,7 @@ bool covers(const QualifiedName& general, const QualifiedName& specific) {
          part(general.table, specific.table);
 }
 
-int concrete_parts(const QualifiedName& p) {
-  return (p.catalog != "*") + (p.schema != "*") + (p.table != "*");
-}
+int concrete_parts(const QualifiedName& p) { return (p.catalog != "*") + (p.schema != "*") + (p.table != "*"); }
 
 class ProfileCompiler {
  public:
@@ -110,9 +113,12 @@ class ProfileCompiler {
     }
     for (const auto& [platform, engine] : p_.user_map) {
       if (!m_.user_index.count(platform)) {
-        out.findings.push_back({Severity::Warning, "user_map_unknown_user",
-                                "user_map maps " + quote(platform) + ", who is not in the snapshot; the entry is unused",
-                                p_.name, {platform}});
+        out.findings.push_back(
+            {Severity::Warning,
+             "user_map_unknown_user",
+             "user_map maps " + quote(platform) + ", who is not in the snapshot; the entry is unused",
+             p_.name,
+             {platform}});
       }
     }
   }
@@ -307,11 +313,13 @@ class ProfileCompiler {
       const Object& o = s_.objects[op.object];
       if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || op.object_gates.empty()) continue;
       if (!o.owner) {
-        out.findings.push_back({Severity::Warning, "definer_view_without_owner",
+        out.findings.push_back({Severity::Warning,
+                                "definer_view_without_owner",
                                 "DEFINER view " + o.name.str() + " carries gated tags (" + join_words(op.object_gates) +
                                     ") but the snapshot names no owner: tagwarden cannot tell whether Trino will "
                                     "refuse it to everybody",
-                                p_.name, {o.name.str()}});
+                                p_.name,
+                                {o.name.str()}});
         continue;
       }
       const std::size_t owner = m_.user_index.at(*o.owner);
@@ -320,12 +328,14 @@ class ProfileCompiler {
         if (!m_.is_cleared(owner, t)) missing.push_back(t);
       }
       if (!missing.empty()) {
-        out.findings.push_back({Severity::Warning, "definer_view_owner_not_cleared",
-                                "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ", who is not cleared for " +
-                                    join_words(missing) +
+        out.findings.push_back({Severity::Warning,
+                                "definer_view_owner_not_cleared",
+                                "DEFINER view " + o.name.str() + " is owned by " + *o.owner +
+                                    ", who is not cleared for " + join_words(missing) +
                                     ": on Trino the view is refused to everybody, the cleared included; give the owner "
                                     "the role directly or make the view SECURITY INVOKER",
-                                p_.name, {o.name.str(), *o.owner}});
+                                p_.name,
+                                {o.name.str(), *o.owner}});
       }
     }
   }

@@ -56,7 +56,8 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
   Explanation e;
   e.user = name;
   e.platform_admin = m.user(user).platform_admin;
-  if (e.platform_admin) e.notes.push_back("platform admins are not exempt from clearances: only roles held directly count");
+  if (e.platform_admin)
+    e.notes.push_back("platform admins are not exempt from clearances: only roles held directly count");
   for (const auto& c : m.snapshot->classifications) {
     if (!c.clearance.empty()) e.clearances.push_back(explain_tag(m, user, c));
   }
@@ -64,7 +65,8 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
     ProfileExplanation pe;
     pe.profile = ps.profile;
     pe.engine_user = ps.users[user].engine_name;
-    pe.may_create = std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
+    pe.may_create =
+        std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
     for (const auto& op : ps.objects) {
       Refusal r;
       r.object = op.engine_name.str();
@@ -105,7 +107,8 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
 nlohmann::json to_json(const Explanation& e) {
   using nlohmann::json;
   json clearances = json::array();
-  for (const auto& c : e.clearances) clearances.push_back({{"tag", c.tag}, {"status", c.status}, {"reasons", c.reasons}});
+  for (const auto& c : e.clearances)
+    clearances.push_back({{"tag", c.tag}, {"status", c.status}, {"reasons", c.reasons}});
   json profiles = json::array();
   for (const auto& p : e.profiles) {
     json refusals = json::array();
@@ -141,7 +144,8 @@ std::string to_text(const Explanation& e) {
   }
   for (const auto& p : e.profiles) {
     out << "\nProfile " << p.profile << " (engine user " << p.engine_user << "):\n";
-    if (!p.may_create) out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
+    if (!p.may_create)
+      out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
       out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns)) << " ("

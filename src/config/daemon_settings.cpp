@@ -73,7 +73,8 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     out.source.file = e.string("file", false).value_or("");
     out.source.url = e.string("url", false).value_or("");
     if (out.source.file.empty() == out.source.url.empty()) e.error("source", "give exactly one of file or url");
-    if (!out.source.url.empty() && out.source.url.rfind("http://", 0) != 0 && out.source.url.rfind("https://", 0) != 0) {
+    if (!out.source.url.empty() && out.source.url.rfind("http://", 0) != 0 &&
+        out.source.url.rfind("https://", 0) != 0) {
       e.error("source.url", "must start with http:// or https://");
     }
     if (const nlohmann::json* h = e.mapping("headers", false)) {
@@ -88,17 +89,23 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     out.source.bearer_token = read_secret(e, "token", false, resolve_secrets);
     if (e.has("timeout")) {
       auto ms = parse_duration_ms(src->at("timeout"));
-      if (!ms || *ms < 100) e.error("source.timeout", "must be a duration of at least 100ms, e.g. 10s");
-      else out.source.timeout_ms = static_cast<int>(*ms);
+      if (!ms || *ms < 100)
+        e.error("source.timeout", "must be a duration of at least 100ms, e.g. 10s");
+      else
+        out.source.timeout_ms = static_cast<int>(*ms);
     }
     if (e.has("backoff")) {
       auto ms = parse_duration_ms(src->at("backoff"));
-      if (!ms) e.error("source.backoff", "must be a duration, e.g. 500ms");
-      else out.source.backoff_ms = static_cast<int>(*ms);
+      if (!ms)
+        e.error("source.backoff", "must be a duration, e.g. 500ms");
+      else
+        out.source.backoff_ms = static_cast<int>(*ms);
     }
     if (auto r = e.integer("retries")) {
-      if (*r < 0 || *r > 20) e.error("source.retries", "must be between 0 and 20");
-      else out.source.retries = static_cast<int>(*r);
+      if (*r < 0 || *r > 20)
+        e.error("source.retries", "must be between 0 and 20");
+      else
+        out.source.retries = static_cast<int>(*r);
     }
     out.source.ca_file = e.string("ca_file", false).value_or("");
     out.source.verify_tls = e.boolean("verify_tls").value_or(true);
@@ -112,8 +119,10 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   if (auto dir = top.string("state_dir", false)) out.state_dir = *dir;
   if (top.has("reconcile_interval")) {
     auto ms = parse_duration_ms(top.raw().at("reconcile_interval"));
-    if (!ms || *ms < 1000) top.error("reconcile_interval", "must be a duration of at least 1s, e.g. 5m");
-    else out.reconcile_interval_s = static_cast<int>(*ms / 1000);
+    if (!ms || *ms < 1000)
+      top.error("reconcile_interval", "must be a duration of at least 1s, e.g. 5m");
+    else
+      out.reconcile_interval_s = static_cast<int>(*ms / 1000);
   }
   if (const nlohmann::json* wh = top.mapping("webhook", false)) {
     EntryReader e(*wh, "webhook", top.errors(), {"secret_env", "secret_file", "max_body_bytes", "wait_timeout"});
@@ -122,13 +131,17 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
       e.error("webhook", "the webhook secret must be at least 16 bytes");
     }
     if (auto n = e.integer("max_body_bytes")) {
-      if (*n < 16 || *n > (64 << 20)) e.error("webhook.max_body_bytes", "must be between 16 and 67108864");
-      else out.webhook_max_body = static_cast<std::size_t>(*n);
+      if (*n < 16 || *n > (64 << 20))
+        e.error("webhook.max_body_bytes", "must be between 16 and 67108864");
+      else
+        out.webhook_max_body = static_cast<std::size_t>(*n);
     }
     if (e.has("wait_timeout")) {
       auto ms = parse_duration_ms(wh->at("wait_timeout"));
-      if (!ms) e.error("webhook.wait_timeout", "must be a duration, e.g. 10s");
-      else out.webhook_wait_ms = static_cast<int>(*ms);
+      if (!ms)
+        e.error("webhook.wait_timeout", "must be a duration, e.g. 10s");
+      else
+        out.webhook_wait_ms = static_cast<int>(*ms);
     }
   }
   if (const nlohmann::json* tokens = top.array("tokens", false)) {

@@ -14,8 +14,8 @@ namespace {
 bool safe_profile_name(const std::string& name) {
   if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '-' || c == '.';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -65,7 +65,8 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       Profile p;
       if (auto name = e.string("name", true)) {
         if (!safe_profile_name(*name)) {
-          e.error(e.path("name"), "profile names use letters, digits, '_', '-' and '.', at most 64, and are used as directory names");
+          e.error(e.path("name"),
+                  "profile names use letters, digits, '_', '-' and '.', at most 64, and are used as directory names");
         } else if (!names.insert(*name).second) {
           e.error(e.path("name"), "duplicate profile \"" + *name + "\"");
         }
@@ -83,13 +84,15 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       if (!e.has("catalogs")) e.error(e.path("catalogs"), "is required (the platform catalogs this profile covers)");
       p.catalogs = e.string_list("catalogs", "catalog");
       for (const auto& c : p.catalogs) {
-        if (c.find('.') != std::string::npos || c == "*") e.error(e.path("catalogs"), "catalog \"" + c + "\" is not a catalog name");
+        if (c.find('.') != std::string::npos || c == "*")
+          e.error(e.path("catalogs"), "catalog \"" + c + "\" is not a catalog name");
       }
       p.catalog_map = read_name_map(e, "catalog_map", "catalog");
       std::set<std::string> targets;
       for (const auto& [from, to] : p.catalog_map) {
         if (std::find(p.catalogs.begin(), p.catalogs.end(), from) == p.catalogs.end()) {
-          e.error(key_path(e.path("catalog_map"), from), "maps catalog \"" + from + "\", which is not in this profile's catalogs");
+          e.error(key_path(e.path("catalog_map"), from),
+                  "maps catalog \"" + from + "\", which is not in this profile's catalogs");
         }
         if (!targets.insert(to).second) {
           e.error(key_path(e.path("catalog_map"), from), "two catalogs map to the engine catalog \"" + to + "\"");

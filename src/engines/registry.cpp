@@ -33,4 +33,18 @@ RenderResult render_artifact(const PolicySet& ps) {
   return {std::nullopt, "unknown engine"};
 }
 
+ProfileBuild build_profile(const Model& model, const Profile& profile) {
+  ProfileBuild b{compile_profile(model, profile), std::nullopt};
+  if (b.compile.policy_set) {
+    RenderResult r = render_artifact(*b.compile.policy_set);
+    if (r.artifact) {
+      b.artifact = std::move(r.artifact);
+    } else {
+      b.compile.errors.push_back(r.error);
+      b.compile.policy_set.reset();
+    }
+  }
+  return b;
+}
+
 }  // namespace tw

@@ -1,12 +1,12 @@
 #include "tagwarden/model/document.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-
-#include <yaml-cpp/yaml.h>
 
 namespace tw {
 namespace {

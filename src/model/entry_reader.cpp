@@ -71,7 +71,8 @@ bool check_name(const std::string& name, const std::string& path, std::string_vi
       return false;
     }
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x2028 || cp == 0x2029) {
-      errors.push_back({path, std::string(what) + " " + nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+      errors.push_back({path, std::string(what) + " " +
+                                  nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                   " contains a control character, which engines cannot quote"});
       return false;
     }

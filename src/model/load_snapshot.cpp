@@ -12,15 +12,17 @@ namespace tw {
 
 const char* to_string(ObjectKind kind) {
   switch (kind) {
-    case ObjectKind::Table: return "table";
-    case ObjectKind::View: return "view";
-    case ObjectKind::MaterializedView: return "materialized_view";
+    case ObjectKind::Table:
+      return "table";
+    case ObjectKind::View:
+      return "view";
+    case ObjectKind::MaterializedView:
+      return "materialized_view";
   }
   return "?";
 }
 
 namespace {
-
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -102,9 +104,11 @@ class SnapshotValidator {
           const bool scalar = value.is_string() || value.is_number() || value.is_boolean();
           bool list_of_scalars = value.is_array();
           if (list_of_scalars) {
-            for (const auto& item : value) list_of_scalars = list_of_scalars && (item.is_string() || item.is_number() || item.is_boolean());
+            for (const auto& item : value)
+              list_of_scalars = list_of_scalars && (item.is_string() || item.is_number() || item.is_boolean());
           }
-          if (!scalar && !list_of_scalars) e.error(p, "attribute values must be a string, number, boolean or a list of them");
+          if (!scalar && !list_of_scalars)
+            e.error(p, "attribute values must be a string, number, boolean or a list of them");
         }
         u.attributes = *attrs;
       }
@@ -119,7 +123,8 @@ class SnapshotValidator {
       EntryReader e((*list)[i], index_path("classifications", i), errors_, {"name", "level", "clearance"});
       if (!e.is_mapping()) continue;
       Classification c;
-      if (auto name = e.string("name", true); name && check_name(*name, e.path("name"), "classification name", errors_)) {
+      if (auto name = e.string("name", true);
+          name && check_name(*name, e.path("name"), "classification name", errors_)) {
         if (!tags_.insert(*name).second) e.error(e.path("name"), "duplicate classification " + quote(*name));
         c.name = *name;
       }
@@ -251,7 +256,8 @@ class SnapshotValidator {
       if (!qn) continue;
       o.name = *qn;
       if (!by_lower.emplace(lower(*name), s.objects.size()).second) {
-        e.error(e.path("name"), "duplicate object " + quote(*name) + " (object names are compared case-insensitively: Trino lowercases them)");
+        e.error(e.path("name"), "duplicate object " + quote(*name) +
+                                    " (object names are compared case-insensitively: Trino lowercases them)");
         continue;
       }
       const std::string kind = e.string("kind", false).value_or("table");
@@ -447,7 +453,8 @@ class SnapshotValidator {
           g.object = {qn->catalog, qn->schema, qn->table};
           const bool exact = qn->catalog != "*" && qn->schema != "*" && qn->table != "*";
           if (exact && !object_index_.count(*obj)) {
-            e.error(e.path("object"), "unknown object " + quote(*obj) + " (use * in a part to grant on names the snapshot does not list)");
+            e.error(e.path("object"), "unknown object " + quote(*obj) +
+                                          " (use * in a part to grant on names the snapshot does not list)");
             ok = false;
           }
         } else {

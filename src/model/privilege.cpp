@@ -4,11 +4,16 @@ namespace tw {
 
 std::string_view to_string(Privilege p) {
   switch (p) {
-    case Privilege::Select: return "SELECT";
-    case Privilege::Insert: return "INSERT";
-    case Privilege::Update: return "UPDATE";
-    case Privilege::Delete: return "DELETE";
-    case Privilege::Ownership: return "OWNERSHIP";
+    case Privilege::Select:
+      return "SELECT";
+    case Privilege::Insert:
+      return "INSERT";
+    case Privilege::Update:
+      return "UPDATE";
+    case Privilege::Delete:
+      return "DELETE";
+    case Privilege::Ownership:
+      return "OWNERSHIP";
   }
   return "?";
 }

@@ -2,7 +2,6 @@
 
 #include <cwctype>
 #include <locale>
-
 #include <nlohmann/json.hpp>
 
 namespace tw {

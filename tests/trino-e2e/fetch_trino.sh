@@ -12,8 +12,8 @@
 #   plugin/memory/  io.trino:trino-memory + its runtime closure minus what the server provides,
 #                   plus the one-line service descriptor jar Trino's plugin packaging adds
 #                   (META-INF/services/io.trino.spi.Plugin) -- maven/plugin-memory/pom.xml
-#   launcher/       TagwardenTrinoMain.class: checks the Java version and calls
-#                   io.trino.server.Server#start, as TrinoServer does -- launcher/*.java
+#   launcher/       tagwarden-trino-launcher.jar (TagwardenTrinoMain): checks the Java version and
+#                   calls io.trino.server.Server#start, as TrinoServer does -- launcher/*.java
 # Only the memory connector is installed: nothing else is needed and it keeps startup short.
 #
 # Idempotent: the result is reused while its stamp (version + the poms + the launcher source)
@@ -31,8 +31,8 @@ else java_home="${JAVA_HOME:-}"; fi
 javac="${java_home:+$java_home/bin/}javac"
 jar="${java_home:+$java_home/bin/}jar"
 
-stamp="$( { echo "trino $version"; cat "$here/maven/server/pom.xml" "$here/maven/plugin-memory/pom.xml" \
-    "$here/launcher/TagwardenTrinoMain.java"; } | sha256sum | cut -d' ' -f1)"
+stamp="$( { echo "trino $version"; cat "$here/fetch_trino.sh" "$here/maven/server/pom.xml" \
+    "$here/maven/plugin-memory/pom.xml" "$here/launcher/TagwardenTrinoMain.java"; } | sha256sum | cut -d' ' -f1)"
 
 if [ -f "$dest/.stamp" ] && [ "$(cat "$dest/.stamp")" = "$stamp" ]; then
     echo "$dest"
@@ -53,7 +53,7 @@ trap 'rm -rf "$stage"' EXIT
 
 copy_deps() {  # POM_DIR OUT_DIR
     # The dependency plugin is pinned; Maven's own chatter goes to stderr so stdout stays the path.
-    (cd "$1" && mvn -q -B -Dstyle.color=never ${MAVEN_ARGS:-} -Dtrino.version="$version" \
+    (cd "$1" && timeout "${TAGWARDEN_FETCH_TIMEOUT:-1800}" mvn -q -B -Dstyle.color=never ${MAVEN_ARGS:-} -Dtrino.version="$version" \
         org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
         -DincludeScope=runtime -DoutputDirectory="$2") 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' >&2
 }
@@ -71,8 +71,11 @@ echo io.trino.plugin.memory.MemoryPlugin >"$stage/svc/META-INF/services/io.trino
     -C "$stage/svc" META-INF/services/io.trino.spi.Plugin
 rm -rf "$stage/svc"
 
-mkdir -p "$stage/launcher"
-"$javac" -nowarn -cp "$stage/lib/*" -d "$stage/launcher" "$here/launcher/TagwardenTrinoMain.java"
+# A jar, not a class directory: the JVM's class-data-sharing archive (run.sh) takes jars only.
+mkdir -p "$stage/launcher" "$stage/classes"
+"$javac" -nowarn -cp "$stage/lib/*" -d "$stage/classes" "$here/launcher/TagwardenTrinoMain.java"
+"$jar" --create --file "$stage/launcher/tagwarden-trino-launcher.jar" -C "$stage/classes" .
+rm -rf "$stage/classes"
 
 echo "$stamp" >"$stage/.stamp"
 rm -rf "$dest"

@@ -444,7 +444,7 @@ TEST_CASE("dependencies: cycles, unknown objects, self-reference", "[load]") {
   - {name: c.s.b, kind: materialized_view, depends_on: [c.s.a]}
   - {name: c.s.c, kind: view, depends_on: [c.s.b]}
 )";
-  CHECK(only_error(three) == "objects[3].depends_on[0]: dependency cycle: c.s.a -> c.s.c -> c.s.b -> c.s.a");
+  CHECK(only_error(three) == "objects[2].depends_on[0]: dependency cycle: c.s.a -> c.s.c -> c.s.b -> c.s.a");
 
   CHECK(only_error(kHead + "objects: [{name: c.s.v, kind: view, depends_on: [c.s.nope]}]\n") ==
         R"(objects[0].depends_on[0]: unknown object "c.s.nope")");

@@ -2,10 +2,9 @@
 // Why one user is or is not cleared for each gated tag, and what each profile
 // refuses them. Reads decisions from the PolicySets; re-derives nothing.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tagwarden/compile/model.h"
 #include "tagwarden/compile/policy_set.h"
@@ -19,12 +18,12 @@ struct TagClearance {
 };
 
 struct Refusal {
-  std::string object;                ///< engine name
-  bool whole_object = false;         ///< a gate on the object (own or inherited)
-  std::vector<std::string> columns;  ///< gated columns refused (when not the whole object)
-  std::vector<std::string> tags;     ///< the gated tags the user is not cleared for
-  bool has_grant = false;            ///< whether grants would otherwise give access
-  std::vector<std::string> withheld; ///< privileges removed by the gates
+  std::string object;                 ///< engine name
+  bool whole_object = false;          ///< a gate on the object (own or inherited)
+  std::vector<std::string> columns;   ///< gated columns refused (when not the whole object)
+  std::vector<std::string> tags;      ///< the gated tags the user is not cleared for
+  bool has_grant = false;             ///< whether grants would otherwise give access
+  std::vector<std::string> withheld;  ///< privileges removed by the gates
 };
 
 struct ProfileExplanation {

@@ -17,14 +17,14 @@ struct Model {
   std::shared_ptr<const Snapshot> snapshot;
   Timestamp now;
 
-  std::map<std::string, std::size_t> user_index;            ///< platform name -> users[i]
-  std::map<std::string, std::size_t> tag_index;             ///< classification name -> classifications[i]
-  std::map<std::string, std::size_t> object_index;          ///< platform c.s.t -> objects[i]
-  std::vector<std::set<std::string>> direct_roles;          ///< per user: held directly, unexpired at now
+  std::map<std::string, std::size_t> user_index;                 ///< platform name -> users[i]
+  std::map<std::string, std::size_t> tag_index;                  ///< classification name -> classifications[i]
+  std::map<std::string, std::size_t> object_index;               ///< platform c.s.t -> objects[i]
+  std::vector<std::set<std::string>> direct_roles;               ///< per user: held directly, unexpired at now
   std::map<std::string, std::vector<std::size_t>> role_holders;  ///< role -> users holding it directly, unexpired
-  std::vector<std::set<std::string>> object_tags;           ///< per object: own tags + inherited through depends_on
-  std::vector<bool> engine_gated;                           ///< per classification: has at least one role row
-  std::vector<std::vector<bool>> cleared;                   ///< [user][classification], engine semantics
+  std::vector<std::set<std::string>> object_tags;  ///< per object: own tags + inherited through depends_on
+  std::vector<bool> engine_gated;                  ///< per classification: has at least one role row
+  std::vector<std::vector<bool>> cleared;          ///< [user][classification], engine semantics
 
   const User& user(std::size_t i) const { return snapshot->users[i]; }
   const Object& object(std::size_t i) const { return snapshot->objects[i]; }

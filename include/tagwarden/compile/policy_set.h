@@ -3,11 +3,10 @@
 // object the profile sees, and on names the snapshot does not list, with the
 // reason for every decision. Renderers only translate it; no renderer decides.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tagwarden/compile/finding.h"
 #include "tagwarden/config/profile.h"
@@ -35,14 +34,14 @@ struct UserAccess {
 };
 
 struct ObjectPolicy {
-  std::size_t object = 0;                 ///< index into the snapshot's objects
-  QualifiedName platform_name;            ///< as in the snapshot
-  QualifiedName engine_name;              ///< catalog renamed, lowercased for Trino
+  std::size_t object = 0;       ///< index into the snapshot's objects
+  QualifiedName platform_name;  ///< as in the snapshot
+  QualifiedName engine_name;    ///< catalog renamed, lowercased for Trino
   ObjectKind kind = ObjectKind::Table;
   std::vector<std::string> columns;       ///< engine column names in snapshot order
   std::vector<std::string> object_gates;  ///< engine-gated tags on the whole object (own + inherited), sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> column_gates;  ///< engine column -> gated tags
-  std::vector<UserAccess> access;         ///< users holding any grant on it, by user index
+  std::vector<UserAccess> access;  ///< users holding any grant on it, by user index
 };
 
 /// Access to names the snapshot does not list (e.g. a table about to be created).
@@ -56,12 +55,12 @@ struct PolicySet {
   std::string profile;
   Engine engine = Engine::Trino;
   Timestamp generated_at;
-  std::vector<EngineUser> users;                 ///< every snapshot user, snapshot order
-  std::vector<std::string> catalogs;             ///< engine catalog names, sorted
-  std::vector<ObjectPolicy> objects;             ///< visible objects, sorted by engine name
-  std::vector<UnlistedRule> unlisted;            ///< evaluation order
-  std::vector<std::string> gated_tags;           ///< engine-gated tags present on this profile
-  std::vector<std::size_t> create_restricted;    ///< users who may not create tables/views/MVs
+  std::vector<EngineUser> users;               ///< every snapshot user, snapshot order
+  std::vector<std::string> catalogs;           ///< engine catalog names, sorted
+  std::vector<ObjectPolicy> objects;           ///< visible objects, sorted by engine name
+  std::vector<UnlistedRule> unlisted;          ///< evaluation order
+  std::vector<std::string> gated_tags;         ///< engine-gated tags present on this profile
+  std::vector<std::size_t> create_restricted;  ///< users who may not create tables/views/MVs
 
   /// The privileges a user has on an unlisted name: first matching UnlistedRule.
   PrivilegeSet unlisted_access(std::size_t user, const QualifiedName& engine_name) const;

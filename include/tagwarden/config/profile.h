@@ -16,25 +16,25 @@ const char* to_string(Engine engine);
 struct Profile {
   std::string name;
   Engine engine = Engine::Trino;
-  std::vector<std::string> catalogs;                ///< platform catalogs it covers
-  std::map<std::string, std::string> catalog_map;   ///< platform catalog -> engine catalog
-  std::map<std::string, std::string> user_map;      ///< platform user -> engine user
+  std::vector<std::string> catalogs;               ///< platform catalogs it covers
+  std::map<std::string, std::string> catalog_map;  ///< platform catalog -> engine catalog
+  std::map<std::string, std::string> user_map;     ///< platform user -> engine user
   bool withhold_writes = true;
   bool restrict_materialized_views = true;
-  int max_policies_per_tag = 500;                   ///< StarRocks only
-  std::optional<std::string> rules_file;            ///< Trino: also write the rules here (atomically)
+  int max_policies_per_tag = 500;         ///< StarRocks only
+  std::optional<std::string> rules_file;  ///< Trino: also write the rules here (atomically)
   bool operator==(const Profile&) const = default;
 };
 
 /// Where the daemon reads the snapshot: a file, or an HTTP(S) endpoint.
 struct SourceSettings {
-  std::string file;                            ///< exactly one of file / url
+  std::string file;  ///< exactly one of file / url
   std::string url;
   std::map<std::string, std::string> headers;  ///< extra request headers (values may come from env)
   std::string bearer_token;                    ///< resolved from token_env / token_file; never logged
   int timeout_ms = 10000;
-  int retries = 3;                             ///< extra attempts after the first
-  int backoff_ms = 500;                        ///< first retry delay; doubles, with full jitter
+  int retries = 3;       ///< extra attempts after the first
+  int backoff_ms = 500;  ///< first retry delay; doubles, with full jitter
   std::string ca_file;
   bool verify_tls = true;
   bool operator==(const SourceSettings&) const = default;
@@ -42,8 +42,8 @@ struct SourceSettings {
 
 struct ApiToken {
   std::string name;
-  std::string token;                 ///< resolved secret; never logged
-  std::vector<std::string> scopes;   ///< read recompile validate admin
+  std::string token;                ///< resolved secret; never logged
+  std::vector<std::string> scopes;  ///< read recompile validate admin
   bool operator==(const ApiToken&) const = default;
 };
 
@@ -60,9 +60,9 @@ struct DaemonSettings {
   ServerSettings server;
   std::string state_dir = "/var/lib/tagwarden";
   int reconcile_interval_s = 300;
-  std::string webhook_secret;             ///< resolved; empty = webhook disabled (answers 503)
+  std::string webhook_secret;  ///< resolved; empty = webhook disabled (answers 503)
   std::size_t webhook_max_body = 1 << 20;
-  int webhook_wait_ms = 10000;            ///< how long a webhook waits for its recompile
+  int webhook_wait_ms = 10000;  ///< how long a webhook waits for its recompile
   std::vector<ApiToken> tokens;
   bool operator==(const DaemonSettings&) const = default;
 };

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "tagwarden/compile/compiler.h"
 #include "tagwarden/compile/policy_set.h"
 
 namespace tw {
@@ -13,8 +14,8 @@ struct Artifact {
   std::string filename;      ///< e.g. rules.json
   std::string content_type;  ///< e.g. application/json
   std::string bytes;
-  std::size_t rules = 0;     ///< rules or statements, for summaries and metrics
-  std::string sha256;        ///< hex of bytes
+  std::size_t rules = 0;  ///< rules or statements, for summaries and metrics
+  std::string sha256;     ///< hex of bytes
 };
 
 struct RenderResult {
@@ -24,6 +25,14 @@ struct RenderResult {
 
 /// Pure; the same PolicySet gives the same bytes.
 RenderResult render_artifact(const PolicySet& ps);
+
+/// compile_profile + render_artifact: a profile either yields a PolicySet and
+/// its artifact, or errors (and no PolicySet).
+struct ProfileBuild {
+  ProfileCompile compile;
+  std::optional<Artifact> artifact;
+};
+ProfileBuild build_profile(const Model& model, const Profile& profile);
 
 std::string sha256_hex(std::string_view data);
 

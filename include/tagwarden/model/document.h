@@ -3,11 +3,10 @@
 // Duplicate mapping keys are refused here, before any other check, because
 // both parsers would otherwise keep one of the values silently.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace tw {
 

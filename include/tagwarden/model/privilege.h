@@ -13,8 +13,8 @@ namespace tw {
 
 enum class Privilege : std::uint8_t { Select = 1, Insert = 2, Update = 4, Delete = 8, Ownership = 16 };
 
-inline constexpr std::array<Privilege, 5> kAllPrivileges = {
-    Privilege::Select, Privilege::Insert, Privilege::Update, Privilege::Delete, Privilege::Ownership};
+inline constexpr std::array<Privilege, 5> kAllPrivileges = {Privilege::Select, Privilege::Insert, Privilege::Update,
+                                                            Privilege::Delete, Privilege::Ownership};
 
 std::string_view to_string(Privilege p);
 std::optional<Privilege> parse_privilege(std::string_view s);
@@ -25,8 +25,7 @@ class PrivilegeSet {
   constexpr explicit PrivilegeSet(std::uint8_t bits) : bits_(bits) {}
   static constexpr PrivilegeSet writes() {
     return PrivilegeSet(static_cast<std::uint8_t>(Privilege::Insert) | static_cast<std::uint8_t>(Privilege::Update) |
-                        static_cast<std::uint8_t>(Privilege::Delete) |
-                        static_cast<std::uint8_t>(Privilege::Ownership));
+                        static_cast<std::uint8_t>(Privilege::Delete) | static_cast<std::uint8_t>(Privilege::Ownership));
   }
   constexpr bool has(Privilege p) const { return bits_ & static_cast<std::uint8_t>(p); }
   constexpr void add(Privilege p) { bits_ |= static_cast<std::uint8_t>(p); }

@@ -5,11 +5,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tagwarden/model/privilege.h"
 #include "tagwarden/model/timestamp.h"
@@ -27,7 +26,7 @@ struct User {
 
 struct RoleAssignment {
   std::string role;
-  std::optional<std::string> user;   ///< exactly one of user / group is set
+  std::optional<std::string> user;  ///< exactly one of user / group is set
   std::optional<std::string> group;
   std::optional<Timestamp> expires_at;
   bool operator==(const RoleAssignment&) const = default;

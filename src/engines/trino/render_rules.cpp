@@ -7,7 +7,6 @@ namespace {
 
 using nlohmann::json;
 
-
 json table_rule(const std::vector<std::string>& users, const QualifiedName& name, PrivilegeSet privileges,
                 const std::vector<std::string>& denied_columns) {
   json rule = json::object();

@@ -4,18 +4,17 @@
 // section and allows everything in a section that is absent, so every section
 // we rely on is emitted and each ends in an explicit deny.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tagwarden/compile/policy_set.h"
 
 namespace tw::trino {
 
 struct RulesDocument {
-  std::string text;            ///< the bytes to serve or write; same PolicySet, same bytes
+  std::string text;  ///< the bytes to serve or write; same PolicySet, same bytes
   std::size_t table_rules = 0;
   std::size_t object_rules = 0;  ///< rules naming one listed object (including its catch-all deny)
 };

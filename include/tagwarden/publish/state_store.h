@@ -1,0 +1,31 @@
+#pragma once
+// The daemon's persisted last good artifacts, one folder per profile under the
+// state directory, so a restarted daemon serves them before its first compile.
+
+#include <optional>
+#include <string>
+
+#include "tagwarden/engines/registry.h"
+
+namespace tw {
+
+struct StoredArtifact {
+  Artifact artifact;
+  std::uint64_t version = 0;  ///< increases each time the bytes change
+  std::string published_at;   ///< RFC 3339
+};
+
+class StateStore {
+ public:
+  explicit StateStore(std::string dir);
+  /// Nullopt when nothing was stored or the stored bytes do not match their digest.
+  std::optional<StoredArtifact> load(const std::string& profile) const;
+  /// Atomic: artifact first, then its metadata. Throws std::runtime_error on I/O failure.
+  void save(const std::string& profile, const StoredArtifact& stored) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace tw

@@ -1,0 +1,107 @@
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "../daemon/api.h"
+#include "../daemon/daemon.h"
+#include "../daemon/log.h"
+#include "commands.h"
+#include "common.h"
+#include "options.h"
+
+namespace tw::cli {
+
+int run_serve(const std::vector<std::string>& args) {
+  const char* usage = "usage: tagwarden serve --config C [--log-level info|debug|warn]";
+  const char* teaching = R"(Runs the daemon: one reconcile loop keeps every profile of C current.
+
+The snapshot comes from C's source (source.file, reloaded when it changes, or
+source.url, fetched with ETags and retries). A recompile runs on a periodic
+timer (reconcile_interval), on a signed webhook (POST /v1/webhook), at the
+earliest upcoming role-assignment expiry, on SIGHUP (which also reloads C) and
+on POST /v1/recompile. Bursts of triggers coalesce into one compile.
+
+A failed fetch, an invalid snapshot or a failed profile changes nothing: the
+last good artifact stays in force and the failure shows in /v1/status and
+/metrics. Last good artifacts persist in state_dir and are served after a
+restart before the first compile; a profile that never compiled serves a
+deny-all document and /readyz answers 503.
+
+Trino: security.config-file=http://HOST:PORT/v1/profiles/<profile>/trino-rules.json
+with security.refresh-period (see templates/trino/).
+
+Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.)";
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("config", po::value<std::string>()->required(),
+                                                 "config file (profiles and daemon settings)")(
+      "log-level", po::value<std::string>()->default_value("info"), "debug, info, warn or error");
+  po::variables_map vm;
+  if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
+  log::init(vm["log-level"].as<std::string>());
+  const std::string config_path = vm["config"].as<std::string>();
+  ConfigLoad loaded = load_config_file(config_path, true);
+  if (!loaded.config) {
+    for (const auto& e : loaded.errors) std::cerr << "error: " << config_path << ": " << e.str() << "\n";
+    return kExitInvalidInput;
+  }
+  if (loaded.config->daemon.source.file.empty() && loaded.config->daemon.source.url.empty()) {
+    std::cerr << "error: " << config_path << ": source: serve needs source.file or source.url\n";
+    return kExitInvalidInput;
+  }
+  // Block the signals in every thread; one thread waits for them below.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Daemon daemon(std::move(*loaded.config), config_path);
+  daemon.restore_state();  // last good artifacts are served before anything else happens
+  const DaemonSettings settings = daemon.settings();
+  boost::asio::io_context io;
+  Api api(daemon, io);
+  std::vector<std::shared_ptr<http::Listener>> listeners;
+  try {
+    listeners.push_back(
+        std::make_shared<http::Listener>(io, settings.server.listen, "api", api.handler(false), api.body_limit()));
+    if (!settings.server.rules_listen.empty()) {
+      listeners.push_back(std::make_shared<http::Listener>(io, settings.server.rules_listen, "rules", api.handler(true),
+                                                           api.body_limit()));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitOutputFailed;
+  }
+  nlohmann::json ports = nlohmann::json::object();
+  for (auto& l : listeners) {
+    l->start();
+    ports[l->name()] = l->port();
+  }
+  log::info("listening", {{"ports", ports}, {"state_dir", settings.state_dir}});
+
+  std::thread loop([&] { daemon.run(); });
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) workers.emplace_back([&] { io.run(); });
+
+  for (;;) {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGHUP) {
+      std::string error;
+      if (daemon.reload_config(&error)) daemon.request("sighup");
+      continue;
+    }
+    log::info("shutting_down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    break;
+  }
+  for (auto& l : listeners) l->stop();
+  daemon.stop();
+  loop.join();
+  io.stop();
+  for (auto& w : workers) w.join();
+  log::info("stopped");
+  return kExitOk;
+}
+
+}  // namespace tw::cli

@@ -1,0 +1,208 @@
+#include "api.h"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include "api_auth.h"
+#include "log.h"
+#include "tagwarden/engines/trino/rules.h"
+
+namespace tw {
+namespace {
+
+using nlohmann::json;
+
+http::Response json_response(unsigned status, const json& body) {
+  return http::make_response(status, body.dump(1) + "\n");
+}
+
+http::Response error_response(unsigned status, const std::string& message) {
+  return json_response(status, {{"error", message}});
+}
+
+std::string query_param(const std::string& target, const std::string& key) {
+  const auto q = target.find('?');
+  if (q == std::string::npos) return {};
+  std::string rest = target.substr(q + 1);
+  std::size_t pos = 0;
+  while (pos <= rest.size()) {
+    const auto amp = rest.find('&', pos);
+    const std::string pair = rest.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) == key && eq != std::string::npos) {
+      std::string raw = pair.substr(eq + 1), out;
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '+') {
+          out += ' ';
+        } else if (raw[i] == '%' && i + 2 < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[i + 1])) &&
+                   std::isxdigit(static_cast<unsigned char>(raw[i + 2]))) {
+          out += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+          i += 2;
+        } else {
+          out += raw[i];
+        }
+      }
+      return out;
+    }
+    if (amp == std::string::npos) break;
+    pos = amp + 1;
+  }
+  return {};
+}
+
+std::string path_of(const std::string& target) { return target.substr(0, target.find('?')); }
+
+}  // namespace
+
+Api::Api(Daemon& daemon, boost::asio::io_context& io) : daemon_(daemon), io_(io), settings_(daemon.settings()) {
+  if (!settings_.webhook_secret.empty()) verifier_ = std::make_unique<WebhookVerifier>(settings_.webhook_secret);
+}
+
+http::BodyLimit Api::body_limit() const {
+  const std::size_t webhook = settings_.webhook_max_body;
+  return [webhook](const http::bhttp::request_header<>& h) -> std::size_t {
+    const std::string path = path_of(std::string(h.target()));
+    if (path == "/v1/webhook") return webhook;
+    if (path == "/v1/validate") return std::size_t(1) << 30;  // a whole proposed snapshot
+    return 64 * 1024;
+  };
+}
+
+http::Handler Api::handler(bool rules_only) {
+  return [this, rules_only](http::Exchange&& ex, http::Respond respond) { handle(std::move(ex), respond, rules_only); };
+}
+
+http::Response Api::rules(const http::Exchange& ex, const std::string& profile) {
+  if (!daemon_.has_profile(profile)) return error_response(404, "unknown profile \"" + profile + "\"");
+  auto published = daemon_.published(profile);
+  std::string bytes, etag;
+  bool ready = true;
+  if (published) {
+    bytes = published->artifact.bytes;
+    etag = "\"" + published->artifact.sha256 + "\"";
+  } else {
+    // Never a 404 or an empty document: Trino would fail every check, or allow everything.
+    bytes = trino::deny_all_rules().text;
+    etag = "\"deny-all\"";
+    ready = false;
+  }
+  const auto inm = ex.request[http::bhttp::field::if_none_match];
+  http::Response res = inm == etag ? http::make_response(304, "") : http::make_response(200, std::move(bytes));
+  res.set(http::bhttp::field::etag, etag);
+  res.set(http::bhttp::field::cache_control, "no-cache");
+  res.set("X-Tagwarden-Ready", ready ? "true" : "false");
+  if (published) res.set("X-Tagwarden-Version", std::to_string(published->version));
+  return res;
+}
+
+void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only) {
+  const auto method = ex.request.method();
+  const std::string target(ex.request.target());
+  const std::string path = path_of(target);
+  const bool get = method == http::bhttp::verb::get || method == http::bhttp::verb::head;
+  const bool post = method == http::bhttp::verb::post;
+
+  if (path == "/healthz") return respond(json_response(get ? 200 : 405, {{"status", "alive"}}));
+  if (path == "/readyz") {
+    std::vector<std::string> missing;
+    const bool ready = daemon_.ready(&missing);
+    return respond(json_response(ready ? 200 : 503, {{"ready", ready}, {"profiles_without_good_artifact", missing}}));
+  }
+  const std::string prefix = "/v1/profiles/", suffix = "/trino-rules.json";
+  if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + suffix.size() &&
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (!get) return respond(error_response(405, "use GET"));
+    const std::string profile = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    if (settings_.server.rules_require_token || (!settings_.server.rules_listen.empty() && ex.listener == "api")) {
+      if (!settings_.server.rules_listen.empty() && ex.listener == "api") {
+        return respond(error_response(404, "rules are served on the rules listener only (server.rules_listen)"));
+      }
+      ApiAuth auth(daemon_.settings().tokens);
+      const auto r = auth.check(std::string(ex.request[http::bhttp::field::authorization]), "read");
+      if (r == AuthResult::Unauthenticated)
+        return respond(error_response(401, "a bearer token with scope read is required"));
+      if (r == AuthResult::Forbidden) return respond(error_response(403, "the token lacks scope read"));
+    }
+    return respond(rules(ex, profile));
+  }
+  if (rules_only) return respond(error_response(404, "this listener serves only /healthz, /readyz and rules"));
+  if (path == "/v1/webhook") {
+    if (!post) return respond(error_response(405, "use POST"));
+    return webhook(std::move(ex), respond);
+  }
+
+  std::string scope;
+  if (get && (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics")) {
+    scope = "read";
+  } else if (post && path == "/v1/recompile") {
+    scope = "recompile";
+  } else if (post && path == "/v1/validate") {
+    scope = "validate";
+  } else {
+    return respond(error_response(404, "no such endpoint: " + std::string(ex.request.method_string()) + " " + path));
+  }
+  ApiAuth auth(daemon_.settings().tokens);
+  std::string who;
+  switch (auth.check(std::string(ex.request[http::bhttp::field::authorization]), scope, &who)) {
+    case AuthResult::Unauthenticated:
+      return respond(error_response(401, "a bearer token with scope " + scope + " (or admin) is required"));
+    case AuthResult::Forbidden:
+      return respond(error_response(403, "token \"" + who + "\" lacks scope " + scope));
+    case AuthResult::Allowed:
+      break;
+  }
+  if (path == "/v1/status") return respond(json_response(200, daemon_.status()));
+  if (path == "/v1/findings") return respond(json_response(200, {{"findings", daemon_.findings()}}));
+  if (path == "/metrics") return respond(http::make_response(200, daemon_.metrics(), "text/plain; version=0.0.4"));
+  if (path == "/v1/explain") {
+    const std::string user = query_param(target, "user");
+    if (user.empty()) return respond(error_response(400, "give ?user=<platform user name>"));
+    try {
+      return respond(json_response(200, daemon_.explain(user)));
+    } catch (const std::invalid_argument& e) {
+      return respond(error_response(404, e.what()));
+    } catch (const std::runtime_error& e) {
+      return respond(error_response(503, e.what()));
+    }
+  }
+  if (path == "/v1/validate") {
+    auto [status, body] = daemon_.validate(ex.request.body());
+    return respond(json_response(status, body));
+  }
+  // POST /v1/recompile: answers after the pass it caused.
+  log::info("recompile_requested", {{"token", who}});
+  daemon_.request("api_recompile by " + who, [respond](const ReconcileOutcome& outcome) {
+    respond(json_response(outcome.ok() ? 200 : 422, outcome.to_json()));
+  });
+}
+
+void Api::webhook(http::Exchange&& ex, const http::Respond& respond) {
+  if (!verifier_) {
+    daemon_.count_webhook("disabled");
+    return respond(error_response(503, "webhook disabled: configure webhook.secret_env or webhook.secret_file"));
+  }
+  const auto verdict = verifier_->verify(ex.request.body(), std::string(ex.request["X-Tagwarden-Signature"]),
+                                         std::string(ex.request["X-Tagwarden-Timestamp"]), daemon_.now().seconds);
+  if (verdict != WebhookVerdict::Accepted) {
+    daemon_.count_webhook(to_string(verdict));
+    log::warn("webhook_refused", {{"verdict", to_string(verdict)}, {"remote", ex.remote}});
+    const unsigned status = verdict == WebhookVerdict::Replayed ? 409 : 401;
+    return respond(error_response(status, std::string("webhook refused: ") + to_string(verdict)));
+  }
+  daemon_.count_webhook("accepted");
+  // Answer after the recompile, or after wait_timeout with 202, whichever comes first.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  auto once = [answered, respond](http::Response res) {
+    if (!answered->exchange(true)) respond(std::move(res));
+  };
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::milliseconds(settings_.webhook_wait_ms));
+  timer->async_wait([once, timer](const boost::system::error_code& ec) {
+    if (!ec) once(json_response(202, {{"accepted", true}, {"message", "recompile still running; see /v1/status"}}));
+  });
+  auto& io = io_;
+  daemon_.request("webhook", [once, timer, &io](const ReconcileOutcome& outcome) {
+    once(json_response(outcome.ok() ? 200 : 422, outcome.to_json()));
+    boost::asio::post(io, [timer] { timer->cancel(); });
+  });
+}
+
+}  // namespace tw

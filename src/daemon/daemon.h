@@ -1,0 +1,125 @@
+#pragma once
+// The daemon's state and its one reconcile loop. Triggers (webhook, timer,
+// role expiry, file change, SIGHUP, API) only mark work as due; the loop
+// coalesces them into one fetch + compile + publish and records the outcome.
+// Readers get published artifacts by copying one shared pointer.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "tagwarden/compile/model.h"
+#include "tagwarden/config/profile.h"
+#include "tagwarden/engines/registry.h"
+#include "tagwarden/publish/state_store.h"
+#include "tagwarden/sources/source.h"
+
+namespace tw {
+
+struct PublishedArtifact {
+  Artifact artifact;
+  std::uint64_t version = 0;
+  std::string published_at;
+  bool restored = false;  ///< loaded from the state directory, not compiled by this process
+};
+using PublishedMap = std::map<std::string, std::shared_ptr<const PublishedArtifact>>;
+
+/// What one pass of the loop did; handed to the webhook/recompile callers that waited for it.
+struct ReconcileOutcome {
+  std::uint64_t generation = 0;
+  std::vector<std::string> reasons;
+  std::string source;  ///< changed | unchanged | failed | cached
+  std::string source_error;
+  std::vector<std::string> snapshot_errors;
+  nlohmann::json profiles = nlohmann::json::array();
+  double duration_ms = 0;
+  bool ok() const;
+  nlohmann::json to_json() const;
+};
+
+class Daemon {
+ public:
+  using Waiter = std::function<void(const ReconcileOutcome&)>;
+
+  Daemon(Config config, std::string config_path);
+  ~Daemon();
+
+  /// Restores the last good artifacts from the state directory. Call before serving.
+  void restore_state();
+  /// Marks a reconcile as due; `waiter` (optional) is called once, from the
+  /// loop thread, with the outcome of the first pass that starts after this call.
+  void request(const std::string& reason, Waiter waiter = {});
+  /// Runs the loop until stop(). Blocking.
+  void run();
+  void stop();
+  /// Re-reads the config file; on error keeps the old one and returns false.
+  bool reload_config(std::string* error);
+
+  // Thread-safe readers.
+  std::shared_ptr<const PublishedArtifact> published(const std::string& profile) const;
+  bool has_profile(const std::string& profile) const;
+  bool ready(std::vector<std::string>* not_ready = nullptr) const;
+  nlohmann::json status() const;
+  nlohmann::json findings() const;
+  /// Throws std::invalid_argument for an unknown user; std::runtime_error before any good compile.
+  nlohmann::json explain(const std::string& user) const;
+  /// Compiles a proposed snapshot in memory; {status: 200|422, body}.
+  std::pair<unsigned, nlohmann::json> validate(std::string_view snapshot_text) const;
+  std::string metrics() const;
+  void count_webhook(const std::string& outcome);
+  DaemonSettings settings() const;
+  Timestamp now() const { return clock_.now(); }
+
+ private:
+  struct ProfileState {
+    std::string engine;
+    std::string last_success_at;
+    std::string last_error;
+    std::string last_error_at;
+    std::vector<Finding> findings;
+    std::uint64_t compiles = 0;
+    std::uint64_t failures = 0;
+    double last_duration_ms = 0;
+    std::shared_ptr<const PolicySet> policy_set;  ///< last good
+  };
+
+  ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
+  void publish(const Profile& profile, Artifact artifact, ReconcileOutcome& outcome, nlohmann::json& entry);
+  std::shared_ptr<SnapshotSource> source() const;
+
+  const std::string config_path_;
+  Clock clock_;
+  mutable std::mutex mu_;  // guards everything below except published_
+  Config config_;
+  std::shared_ptr<SnapshotSource> source_;  ///< used by the loop thread only; swapped under mu_
+  StateStore store_;
+  std::map<std::string, ProfileState> profiles_;
+  std::shared_ptr<const Snapshot> snapshot_;  ///< last valid snapshot
+  std::shared_ptr<const Model> model_;        ///< last good compile's model
+  std::vector<Finding> snapshot_findings_;
+  std::optional<Timestamp> next_expiry_;
+  std::string source_last_ok_at_, source_last_error_, source_last_error_at_;
+  std::uint64_t generation_ = 0;
+  std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
+  std::atomic<std::shared_ptr<const PublishedMap>> published_;
+
+  // The loop's own queue.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  bool due_ = false;
+  bool stopping_ = false;
+  std::vector<std::string> pending_reasons_;
+  std::vector<Waiter> waiters_;
+  Timestamp next_periodic_;
+};
+
+}  // namespace tw

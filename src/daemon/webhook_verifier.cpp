@@ -1,0 +1,79 @@
+#include "webhook_verifier.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "tagwarden/model/timestamp.h"
+
+namespace tw {
+
+const char* to_string(WebhookVerdict v) {
+  switch (v) {
+    case WebhookVerdict::Accepted:
+      return "accepted";
+    case WebhookVerdict::MissingHeaders:
+      return "missing_headers";
+    case WebhookVerdict::BadTimestamp:
+      return "bad_timestamp";
+    case WebhookVerdict::Stale:
+      return "stale";
+    case WebhookVerdict::BadSignature:
+      return "bad_signature";
+    case WebhookVerdict::Replayed:
+      return "replayed";
+  }
+  return "?";
+}
+
+WebhookVerifier::WebhookVerifier(std::string secret, std::chrono::seconds window)
+    : secret_(std::move(secret)), window_(window) {}
+
+std::string WebhookVerifier::sign(std::string_view secret, std::string_view body) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(body.data()), body.size(), mac, &len);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    out += hex[mac[i] >> 4];
+    out += hex[mac[i] & 15];
+  }
+  return out;
+}
+
+WebhookVerdict WebhookVerifier::verify(std::string_view body, std::string_view signature, std::string_view timestamp,
+                                       std::int64_t now) {
+  if (signature.empty() || timestamp.empty()) return WebhookVerdict::MissingHeaders;
+  std::int64_t ts = 0;
+  bool numeric = !timestamp.empty() && timestamp.size() <= 12;
+  for (char c : timestamp) numeric = numeric && c >= '0' && c <= '9';
+  if (numeric) {
+    ts = std::stoll(std::string(timestamp));
+  } else if (auto t = parse_timestamp(timestamp)) {
+    ts = t->seconds;
+  } else {
+    return WebhookVerdict::BadTimestamp;
+  }
+  if (ts < now - window_.count() || ts > now + window_.count()) return WebhookVerdict::Stale;
+  constexpr std::string_view kPrefix = "sha256=";
+  if (signature.substr(0, kPrefix.size()) != kPrefix) return WebhookVerdict::BadSignature;
+  std::string given(signature.substr(kPrefix.size()));
+  for (char& c : given) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string expected = sign(secret_, body);
+  if (given.size() != expected.size() || CRYPTO_memcmp(given.data(), expected.data(), expected.size()) != 0) {
+    return WebhookVerdict::BadSignature;
+  }
+  std::lock_guard lock(mu_);
+  while (!seen_order_.empty() && seen_order_.front().first < now - 2 * window_.count()) {
+    seen_.erase(seen_order_.front().second);
+    seen_order_.pop_front();
+  }
+  const std::string key = std::string(timestamp) + "|" + expected;
+  if (!seen_.insert(key).second) return WebhookVerdict::Replayed;
+  seen_order_.emplace_back(now, key);
+  return WebhookVerdict::Accepted;
+}
+
+}  // namespace tw

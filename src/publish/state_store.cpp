@@ -1,0 +1,46 @@
+#include "tagwarden/publish/state_store.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/model/document.h"
+#include "tagwarden/publish/atomic_file.h"
+
+namespace tw {
+
+StateStore::StateStore(std::string dir) : dir_(std::move(dir)) {}
+
+std::optional<StoredArtifact> StateStore::load(const std::string& profile) const {
+  const auto base = std::filesystem::path(dir_) / "profiles" / profile;
+  try {
+    const auto meta = nlohmann::json::parse(read_file((base / "meta.json").string()));
+    StoredArtifact s;
+    s.artifact.filename = meta.at("filename").get<std::string>();
+    s.artifact.content_type = meta.at("content_type").get<std::string>();
+    s.artifact.rules = meta.at("rules").get<std::size_t>();
+    s.artifact.sha256 = meta.at("sha256").get<std::string>();
+    s.version = meta.at("version").get<std::uint64_t>();
+    s.published_at = meta.at("published_at").get<std::string>();
+    if (s.artifact.filename.find('/') != std::string::npos) return std::nullopt;
+    s.artifact.bytes = read_file((base / s.artifact.filename).string());
+    // A torn or tampered state file must never be served.
+    if (sha256_hex(s.artifact.bytes) != s.artifact.sha256 || s.artifact.bytes.empty()) return std::nullopt;
+    return s;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void StateStore::save(const std::string& profile, const StoredArtifact& s) const {
+  const auto base = std::filesystem::path(dir_) / "profiles" / profile;
+  write_file_atomically((base / s.artifact.filename).string(), s.artifact.bytes);
+  nlohmann::json meta = {{"filename", s.artifact.filename},
+                         {"content_type", s.artifact.content_type},
+                         {"rules", s.artifact.rules},
+                         {"sha256", s.artifact.sha256},
+                         {"version", s.version},
+                         {"published_at", s.published_at}};
+  write_file_atomically((base / "meta.json").string(), meta.dump(1) + "\n");
+}
+
+}  // namespace tw

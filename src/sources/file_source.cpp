@@ -1,0 +1,54 @@
+#include "file_source.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tagwarden/engines/registry.h"
+#include "tagwarden/model/document.h"
+
+namespace tw {
+
+FileSource::FileSource(std::string path) : path_(std::move(path)) {}
+
+std::string FileSource::stamp() const {
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) return "missing:" + std::string(std::strerror(errno));
+  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+bool FileSource::maybe_changed() { return stamp() != last_stamp_; }
+
+SourceFetch FileSource::fetch() {
+  SourceFetch out;
+  out.attempts = 1;
+  const std::string before = stamp();
+  try {
+    std::string body = read_file(path_);
+    const std::string digest = sha256_hex(body);
+    last_stamp_ = before;
+    if (digest == last_digest_) {
+      out.status = SourceFetch::Status::Unchanged;
+      return out;
+    }
+    last_digest_ = digest;
+    out.status = SourceFetch::Status::Changed;
+    out.body = std::move(body);
+  } catch (const std::exception& e) {
+    last_stamp_ = before;
+    out.status = SourceFetch::Status::Failed;
+    out.error = std::string(e.what()) + " (check source.file and the daemon's permissions)";
+  }
+  return out;
+}
+
+void FileSource::reset() {
+  last_digest_.clear();
+  last_stamp_.clear();
+}
+
+std::string FileSource::describe() const { return "file " + path_; }
+
+}  // namespace tw

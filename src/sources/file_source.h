@@ -1,0 +1,23 @@
+#pragma once
+#include "tagwarden/sources/source.h"
+
+namespace tw {
+
+/// Reads a local file; change is detected by content digest, and cheaply
+/// watched by inode, size and mtime.
+class FileSource : public SnapshotSource {
+ public:
+  explicit FileSource(std::string path);
+  SourceFetch fetch() override;
+  bool maybe_changed() override;
+  void reset() override;
+  std::string describe() const override;
+
+ private:
+  std::string stamp() const;
+  std::string path_;
+  std::string last_digest_;
+  std::string last_stamp_;
+};
+
+}  // namespace tw

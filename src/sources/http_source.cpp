@@ -1,0 +1,124 @@
+#include "http_source.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "tagwarden/engines/registry.h"
+
+namespace tw {
+namespace {
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  ~CurlGlobal() { curl_global_cleanup(); }
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* body = static_cast<std::string*>(user);
+  constexpr std::size_t kMaxSnapshot = std::size_t(2) << 30;
+  if (body->size() + size * n > kMaxSnapshot) return 0;  // aborts the transfer
+  body->append(data, size * n);
+  return size * n;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* etag = static_cast<std::string*>(user);
+  std::string line(data, size * n);
+  if (line.size() > 5 && (line.rfind("ETag:", 0) == 0 || line.rfind("etag:", 0) == 0 || line.rfind("Etag:", 0) == 0)) {
+    std::string v = line.substr(5);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
+    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    *etag = v;
+  }
+  return size * n;
+}
+
+}  // namespace
+
+HttpSource::HttpSource(SourceSettings settings) : settings_(std::move(settings)) { static CurlGlobal global; }
+
+void HttpSource::reset() {
+  etag_.clear();
+  last_digest_.clear();
+}
+
+std::string HttpSource::describe() const { return "url " + settings_.url; }
+
+SourceFetch HttpSource::fetch() {
+  SourceFetch out;
+  std::mt19937_64 rng(std::random_device{}());
+  long long backoff = settings_.backoff_ms;
+  for (int attempt = 0; attempt <= settings_.retries; ++attempt) {
+    out.attempts = attempt + 1;
+    if (attempt > 0) {
+      // Full jitter: a random delay in [0, backoff], then double the ceiling.
+      std::uniform_int_distribution<long long> jitter(0, backoff);
+      std::this_thread::sleep_for(std::chrono::milliseconds(jitter(rng)));
+      backoff = std::min<long long>(backoff * 2, 30000);
+    }
+    CURL* curl = curl_easy_init();
+    if (!curl) {
+      out.error = "libcurl could not start a request";
+      continue;
+    }
+    std::string body, etag;
+    struct curl_slist* headers = nullptr;
+    if (!etag_.empty()) headers = curl_slist_append(headers, ("If-None-Match: " + etag_).c_str());
+    if (!settings_.bearer_token.empty()) {
+      headers = curl_slist_append(headers, ("Authorization: Bearer " + settings_.bearer_token).c_str());
+    }
+    for (const auto& [k, v] : settings_.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+    headers = curl_slist_append(headers, "Accept: application/json, application/yaml");
+    curl_easy_setopt(curl, CURLOPT_URL, settings_.url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &etag);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(settings_.timeout_ms));
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(settings_.timeout_ms, 5000)));
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, settings_.verify_tls ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, settings_.verify_tls ? 2L : 0L);
+    if (!settings_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, settings_.ca_file.c_str());
+    const CURLcode rc = curl_easy_perform(curl);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    if (rc != CURLE_OK) {
+      out.error = std::string("fetching ") + settings_.url + " failed: " + curl_easy_strerror(rc);
+      continue;
+    }
+    if (status == 304) {
+      out.status = SourceFetch::Status::Unchanged;
+      out.error.clear();
+      return out;
+    }
+    if (status == 200) {
+      const std::string digest = sha256_hex(body);
+      etag_ = etag;
+      out.error.clear();
+      if (digest == last_digest_) {
+        out.status = SourceFetch::Status::Unchanged;
+        return out;
+      }
+      last_digest_ = digest;
+      out.status = SourceFetch::Status::Changed;
+      out.body = std::move(body);
+      return out;
+    }
+    out.error = "fetching " + settings_.url + " answered HTTP " + std::to_string(status);
+    if (status != 429 && status < 500) break;  // a client error will not fix itself by retrying
+  }
+  out.status = SourceFetch::Status::Failed;
+  return out;
+}
+
+}  // namespace tw

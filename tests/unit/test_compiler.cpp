@@ -1,0 +1,658 @@
+// MODEL.md section 2 (clearances) and the Trino parts of section 3, through
+// build_model + compile_profile + PolicySet.
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "tagwarden/compile/compiler.h"
+#include "tagwarden/compile/model.h"
+#include "tagwarden/compile/policy_set.h"
+
+using namespace twtest;
+
+namespace {
+
+// One user per clearance situation. reader gives SELECT on every c object.
+const std::string kSnapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: steward}                         # r_steward directly
+  - {name: alt}                             # r_alt directly: the other row of Confidential
+  - {name: pii}                             # r_pii directly
+  - {name: both}                            # r_steward and r_pii directly
+  - {name: none}                            # no clearance role
+  - {name: grouped, groups: [stewards]}     # r_steward only through a group
+  - {name: expired}                         # r_steward expired exactly at generated_at
+  - {name: later}                           # r_steward expiring after generated_at
+  - {name: admin, platform_admin: true}     # no clearance role
+  - {name: auditor, groups: [auditors]}     # member of the group a clearance row names
+  - {name: nogrant}                         # cleared for everything, no grant at all
+  - {name: writer}                          # user grant of every privilege on c.s.*, not cleared
+  - {name: writer2}                         # r_writer directly
+  - {name: grouped_writer, groups: [writers]}   # r_writer through a group
+  - {name: expired_writer}                  # r_writer expired
+  - {name: etl}                             # cleared for everything, every privilege on c.*.*
+roles: [reader, r_steward, r_alt, r_pii, r_writer]
+role_assignments:
+  - {role: reader, user: steward}
+  - {role: reader, user: alt}
+  - {role: reader, user: pii}
+  - {role: reader, user: both}
+  - {role: reader, user: none}
+  - {role: reader, user: grouped}
+  - {role: reader, user: expired}
+  - {role: reader, user: later}
+  - {role: reader, user: admin}
+  - {role: reader, user: auditor}
+  - {role: r_steward, user: steward}
+  - {role: r_alt, user: alt}
+  - {role: r_pii, user: pii}
+  - {role: r_steward, user: both}
+  - {role: r_pii, user: both}
+  - {role: r_steward, group: stewards}
+  - {role: r_steward, user: expired, expires_at: "2026-11-30T12:00:00Z"}
+  - {role: r_steward, user: later, expires_at: "2026-12-01T00:00:00Z"}
+  - {role: r_steward, user: nogrant}
+  - {role: r_pii, user: nogrant}
+  - {role: r_writer, user: writer2}
+  - {role: r_writer, group: writers}
+  - {role: r_writer, user: expired_writer, expires_at: "2026-11-01T00:00:00Z"}
+  - {role: r_steward, user: etl}
+  - {role: r_pii, user: etl}
+classifications:
+  - name: Confidential
+    clearance:
+      - {type: role, name: r_steward}
+      - {type: role, name: r_alt}
+      - {type: group, name: auditors}
+  - name: PII
+    clearance: [{type: role, name: r_pii}]
+  - name: AuditOnly
+    clearance: [{type: group, name: auditors}]
+  - name: Internal
+  - name: Public
+    clearance: []
+objects:
+  - name: c.s.conf
+    tags: [Confidential]
+    columns: [{name: id}, {name: amount}]
+  - name: c.s.cust
+    tags: [Internal]
+    columns: [{name: id}, {name: name}, {name: iban, tags: [PII]}]
+  - name: c.s.both
+    tags: [Confidential, PII]
+    columns: [{name: x}]
+  - name: c.s.audit
+    tags: [AuditOnly]
+    columns: [{name: event}]
+  - name: c.s.open
+    tags: [Public]
+    columns: [{name: id}]
+  - name: c.v.conf_view
+    kind: view
+    owner: etl
+    view_security: definer
+    depends_on: [c.s.conf]
+    columns: [{name: total}]
+  - name: c.v.view_of_view
+    kind: view
+    view_security: invoker
+    depends_on: [c.v.conf_view]
+  - name: c.v.cust_view
+    kind: view
+    owner: none
+    view_security: definer
+    depends_on: [c.s.cust]
+    columns: [{name: name}]
+  - name: c.v.mv
+    kind: materialized_view
+    owner: none
+    depends_on: [c.v.view_of_view, c.s.open]
+  - name: c.v.invoker_view
+    kind: view
+    owner: none
+    view_security: invoker
+    depends_on: [c.s.conf]
+  - name: other.s.t
+    tags: [Confidential]
+    columns: [{name: id}]
+  - name: c.v.cross
+    kind: view
+    view_security: invoker
+    depends_on: [other.s.t]
+grants:
+  - principal: {role: reader}
+    object: "*.*.*"
+    privileges: [SELECT]
+  - principal: {role: r_writer}
+    object: c.s.open
+    privileges: [INSERT]
+  - principal: {user: writer}
+    object: "c.s.*"
+    privileges: [SELECT, INSERT, UPDATE, DELETE, OWNERSHIP]
+  - principal: {user: etl}
+    object: "c.*.*"
+    privileges: [SELECT, INSERT, UPDATE, DELETE, OWNERSHIP]
+)";
+
+const Names kAll{"SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"};
+const Names kSelect{"SELECT"};
+const Names kNone{};
+
+struct Fixture {
+  std::shared_ptr<const tw::Model> m = model_of(kSnapshot);
+  tw::Profile profile = trino_profile({"c"});
+  std::size_t u(const std::string& name) const { return user_index(*m, name); }
+};
+
+const tw::Finding* find_finding(const std::vector<tw::Finding>& findings, const std::string& code) {
+  for (const auto& f : findings) {
+    if (f.code == code) return &f;
+  }
+  return nullptr;
+}
+
+std::size_t count_findings(const std::vector<tw::Finding>& findings, const std::string& code) {
+  std::size_t n = 0;
+  for (const auto& f : findings) n += f.code == code;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the model: direct unexpired roles, engine gating, inherited tags", "[compiler][model]") {
+  Fixture f;
+  const tw::Model& m = *f.m;
+  CHECK(m.now.seconds == 1796040000);
+  CHECK(m.direct_roles[f.u("steward")] == std::set<std::string>{"reader", "r_steward"});
+  CHECK(m.direct_roles[f.u("grouped")] == std::set<std::string>{"reader"});
+  CHECK(m.direct_roles[f.u("expired")] == std::set<std::string>{"reader"});
+  CHECK(m.direct_roles[f.u("later")] == std::set<std::string>{"reader", "r_steward"});
+  CHECK(m.role_holders.at("r_writer") == std::vector<std::size_t>{f.u("writer2")});
+  CHECK(m.is_engine_gated("Confidential"));
+  CHECK(m.is_engine_gated("PII"));
+  CHECK_FALSE(m.is_engine_gated("AuditOnly"));
+  CHECK_FALSE(m.is_engine_gated("Internal"));
+  CHECK_FALSE(m.is_engine_gated("Public"));
+  CHECK(m.object_tags[m.object_index.at("c.v.mv")] == std::set<std::string>{"Confidential", "Public"});
+  CHECK(m.object_tags[m.object_index.at("c.v.cust_view")] == std::set<std::string>{"Internal", "PII"});
+  CHECK(m.next_expiry() == std::optional<tw::Timestamp>(tw::Timestamp{1796083200}));
+}
+
+TEST_CASE("a clearance is any-of its rows", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& conf = object(ps, "c.s.conf");
+  CHECK(conf.object_gates == Names{"Confidential"});
+  CHECK(conf.column_gates.empty());
+  CHECK(privs(conf, f.u("steward")) == kSelect);
+  CHECK(privs(conf, f.u("alt")) == kSelect);
+  CHECK(privs(conf, f.u("both")) == kSelect);
+  CHECK(privs(conf, f.u("pii")) == kNone);
+  CHECK(f.m->is_cleared(f.u("alt"), "Confidential"));
+  CHECK_FALSE(f.m->is_cleared(f.u("alt"), "PII"));
+}
+
+TEST_CASE("several gated tags on one object require clearance for each", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& both = object(ps, "c.s.both");
+  CHECK(both.object_gates == Names{"Confidential", "PII"});
+  CHECK(privs(both, f.u("steward")) == kNone);
+  CHECK(privs(both, f.u("pii")) == kNone);
+  CHECK(privs(both, f.u("both")) == kSelect);
+  const tw::UserAccess* ua = find_access(both, f.u("steward"));
+  REQUIRE(ua);
+  CHECK(ua->reasons == Names{"SELECT withheld: not cleared for PII, which gates the whole object"});
+  const tw::UserAccess* un = find_access(both, f.u("none"));
+  REQUIRE(un);
+  CHECK(un->reasons == Names{"SELECT withheld: not cleared for Confidential and PII, which gates the whole object"});
+}
+
+TEST_CASE("a column-level gate denies only that column and keeps SELECT", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& cust = object(ps, "c.s.cust");
+  CHECK(cust.object_gates.empty());
+  REQUIRE(cust.column_gates.size() == 1);
+  CHECK(cust.column_gates[0].first == "iban");
+  CHECK(cust.column_gates[0].second == Names{"PII"});
+  CHECK(cust.columns == Names{"id", "name", "iban"});
+  CHECK(privs(cust, f.u("none")) == kSelect);
+  CHECK(denied_columns(cust, f.u("none")) == Names{"iban"});
+  CHECK(privs(cust, f.u("steward")) == kSelect);
+  CHECK(denied_columns(cust, f.u("steward")) == Names{"iban"});
+  CHECK(privs(cust, f.u("pii")) == kSelect);
+  CHECK(denied_columns(cust, f.u("pii")) == kNone);
+  const tw::UserAccess* ua = find_access(cust, f.u("none"));
+  REQUIRE(ua);
+  CHECK(ua->reasons == Names{"columns iban withheld: not cleared for PII"});
+}
+
+TEST_CASE("a table-level gate removes SELECT", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& conf = object(ps, "c.s.conf");
+  const tw::UserAccess* ua = find_access(conf, f.u("none"));
+  REQUIRE(ua);
+  CHECK(ua->granted.names() == kSelect);
+  CHECK(ua->access.privileges.empty());
+  CHECK(ua->access.denied_columns.empty());
+  CHECK(ua->reasons == Names{"SELECT withheld: not cleared for Confidential, which gates the whole object"});
+}
+
+TEST_CASE("views and materialized views inherit their bases' tags, transitively", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  SECTION("a view of a gated table") {
+    const auto& v = object(ps, "c.v.conf_view");
+    CHECK(v.kind == tw::ObjectKind::View);
+    CHECK(v.object_gates == Names{"Confidential"});
+    CHECK(privs(v, f.u("none")) == kNone);
+    CHECK(privs(v, f.u("steward")) == kSelect);
+  }
+  SECTION("a view of a view") {
+    const auto& v = object(ps, "c.v.view_of_view");
+    CHECK(v.object_gates == Names{"Confidential"});
+    CHECK(privs(v, f.u("none")) == kNone);
+    CHECK(privs(v, f.u("pii")) == kNone);
+    CHECK(privs(v, f.u("alt")) == kSelect);
+  }
+  SECTION("a materialized view two levels above the gated table") {
+    const auto& v = object(ps, "c.v.mv");
+    CHECK(v.kind == tw::ObjectKind::MaterializedView);
+    CHECK(v.object_gates == Names{"Confidential"});
+    CHECK(privs(v, f.u("none")) == kNone);
+    CHECK(privs(v, f.u("later")) == kSelect);
+  }
+  SECTION("a view of a base in a catalog the profile does not cover is still gated") {
+    const auto& v = object(ps, "c.v.cross");
+    CHECK(v.object_gates == Names{"Confidential"});
+    CHECK(privs(v, f.u("none")) == kNone);
+    CHECK(privs(v, f.u("steward")) == kSelect);
+  }
+  SECTION("a base COLUMN tag gates the whole view") {
+    const auto& v = object(ps, "c.v.cust_view");
+    CHECK(v.object_gates == Names{"PII"});
+    CHECK(v.column_gates.empty());
+    CHECK(privs(v, f.u("none")) == kNone);
+    CHECK(denied_columns(v, f.u("none")) == kNone);
+    CHECK(privs(v, f.u("pii")) == kSelect);
+    const tw::UserAccess* ua = find_access(v, f.u("steward"));
+    REQUIRE(ua);
+    CHECK(ua->reasons == Names{"SELECT withheld: not cleared for PII, which gates the whole object"});
+  }
+}
+
+TEST_CASE("only roles held directly and unexpired count", "[compiler]") {
+  SECTION("at generated_at: expired exactly now is not cleared, expiring later is") {
+    Fixture f;
+    const tw::PolicySet ps = must_compile(*f.m, f.profile);
+    const auto& conf = object(ps, "c.s.conf");
+    CHECK(privs(conf, f.u("expired")) == kNone);
+    CHECK(privs(conf, f.u("later")) == kSelect);
+    CHECK_FALSE(f.m->is_cleared(f.u("expired"), "Confidential"));
+    CHECK(f.m->is_cleared(f.u("later"), "Confidential"));
+  }
+  SECTION("a later now (--now) expires the later assignment exactly at its expiry") {
+    auto m = model_of(kSnapshot, tw::Timestamp{1796083200});  // 2026-12-01T00:00:00Z
+    const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+    CHECK(ps.generated_at.seconds == 1796083200);
+    CHECK(privs(object(ps, "c.s.conf"), user_index(*m, "later")) == kNone);
+    CHECK_FALSE(m->next_expiry().has_value());
+  }
+  SECTION("one second earlier, both are cleared") {
+    auto m = model_of(kSnapshot, tw::Timestamp{1796040000 - 1});
+    const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+    CHECK(privs(object(ps, "c.s.conf"), user_index(*m, "expired")) == kSelect);
+    CHECK(privs(object(ps, "c.s.conf"), user_index(*m, "later")) == kSelect);
+    CHECK(m->next_expiry() == std::optional<tw::Timestamp>(tw::Timestamp{1796040000}));
+  }
+}
+
+TEST_CASE("a role held through a group does not clear, and group rows never count", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& conf = object(ps, "c.s.conf");
+  CHECK(privs(conf, f.u("grouped")) == kNone);
+  CHECK_FALSE(f.m->is_cleared(f.u("grouped"), "Confidential"));
+  // auditor is in the group "auditors", which is a row of Confidential's clearance.
+  CHECK(privs(conf, f.u("auditor")) == kNone);
+  CHECK_FALSE(f.m->is_cleared(f.u("auditor"), "Confidential"));
+}
+
+TEST_CASE("a group-only clearance gates nothing and is reported", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& audit = object(ps, "c.s.audit");
+  CHECK(audit.object_gates.empty());
+  CHECK(audit.column_gates.empty());
+  CHECK(privs(audit, f.u("none")) == kSelect);
+  CHECK(privs(audit, f.u("auditor")) == kSelect);
+  CHECK(ps.gated_tags == Names{"Confidential", "PII"});
+
+  const std::vector<tw::Finding> findings = tw::snapshot_findings(*f.m);
+  const tw::Finding* g = find_finding(findings, "clearance_groups_only");
+  REQUIRE(g);
+  CHECK(g->severity == tw::Severity::Warning);
+  CHECK(g->message == "clearance on AuditOnly names only groups: not enforced in any engine");
+  CHECK(g->subjects == Names{"AuditOnly"});
+  CHECK(g->profile.empty());
+  CHECK(count_findings(findings, "clearance_groups_only") == 1);
+  const tw::Finding* mixed = find_finding(findings, "clearance_group_not_enforced");
+  REQUIRE(mixed);
+  CHECK(mixed->subjects == Names{"Confidential"});
+}
+
+TEST_CASE("classifications without a clearance are one info finding", "[compiler]") {
+  Fixture f;
+  const std::vector<tw::Finding> findings = tw::snapshot_findings(*f.m);
+  CHECK(count_findings(findings, "classifications_without_clearance") == 1);
+  const tw::Finding* info = find_finding(findings, "classifications_without_clearance");
+  REQUIRE(info);
+  CHECK(info->severity == tw::Severity::Info);
+  CHECK_THAT(info->message, Catch::StartsWith("2 classifications have no clearance: they gate nothing"));
+  CHECK(info->message == "2 classifications have no clearance: they gate nothing (Internal and Public)");
+  CHECK(info->subjects == Names{"Internal", "Public"});
+  const auto& open = object(must_compile(*f.m, f.profile), "c.s.open");
+  CHECK(open.object_gates.empty());
+  CHECK(privs(open, f.u("none")) == kSelect);
+}
+
+TEST_CASE("platform admins are not exempt", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  CHECK(f.m->user(f.u("admin")).platform_admin);
+  CHECK(privs(object(ps, "c.s.conf"), f.u("admin")) == kNone);
+  CHECK(denied_columns(object(ps, "c.s.cust"), f.u("admin")) == Names{"iban"});
+  CHECK(std::count(ps.create_restricted.begin(), ps.create_restricted.end(), f.u("admin")) == 1);
+}
+
+TEST_CASE("a grant to a role reaches only its direct, unexpired holders", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const auto& open = object(ps, "c.s.open");
+  CHECK(granted(open, f.u("writer2")) == Names{"INSERT"});
+  CHECK(privs(open, f.u("writer2")) == Names{"INSERT"});
+  CHECK(find_access(open, f.u("grouped_writer")) == nullptr);
+  CHECK(find_access(open, f.u("expired_writer")) == nullptr);
+  CHECK(ps.unlisted_access(f.u("grouped_writer"), {"c", "s", "open"}).empty());
+  // reader reaches its ten direct holders on every object, nobody else.
+  std::vector<std::size_t> readers;
+  for (const auto& ua : object(ps, "c.s.audit").access) readers.push_back(ua.user);
+  CHECK(readers == std::vector<std::size_t>{f.u("steward"), f.u("alt"), f.u("pii"), f.u("both"), f.u("none"),
+                                            f.u("grouped"), f.u("expired"), f.u("later"), f.u("admin"),
+                                            f.u("auditor"), f.u("writer"), f.u("etl")});
+}
+
+TEST_CASE("no grant means no access, cleared or not", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  const std::size_t u = f.u("nogrant");
+  CHECK(f.m->is_cleared(u, "Confidential"));
+  CHECK(f.m->is_cleared(u, "PII"));
+  for (const auto& op : ps.objects) {
+    INFO(op.engine_name.str());
+    CHECK(find_access(op, u) == nullptr);
+  }
+  CHECK(ps.unlisted_access(u, {"c", "s", "new_table"}).empty());
+  CHECK(ps.unlisted_access(u, {"c", "x", "y"}).empty());
+}
+
+TEST_CASE("withhold_writes", "[compiler]") {
+  Fixture f;
+  const std::size_t w = f.u("writer");
+  SECTION("true (the default): uncleared principals lose every write on gated objects") {
+    REQUIRE(f.profile.withhold_writes);
+    const tw::PolicySet ps = must_compile(*f.m, f.profile);
+    const auto& conf = object(ps, "c.s.conf");
+    CHECK(granted(conf, w) == kAll);
+    CHECK(privs(conf, w) == kNone);
+    const tw::UserAccess* ua = find_access(conf, w);
+    REQUIRE(ua);
+    CHECK(ua->reasons ==
+          Names{"SELECT withheld: not cleared for Confidential, which gates the whole object",
+                "INSERT, UPDATE, DELETE and OWNERSHIP withheld: not cleared for Confidential (withhold_writes)"});
+    // A column gate withholds writes too, and keeps SELECT without the column.
+    const auto& cust = object(ps, "c.s.cust");
+    CHECK(privs(cust, w) == kSelect);
+    CHECK(denied_columns(cust, w) == Names{"iban"});
+    // Ungated objects keep everything.
+    CHECK(privs(object(ps, "c.s.open"), w) == kAll);
+    CHECK(privs(object(ps, "c.s.audit"), w) == kAll);
+    // The cleared keep everything on gated objects.
+    CHECK(privs(conf, f.u("etl")) == kAll);
+    CHECK(privs(cust, f.u("etl")) == kAll);
+    CHECK(denied_columns(cust, f.u("etl")) == kNone);
+  }
+  SECTION("false: only reads are withheld") {
+    f.profile.withhold_writes = false;
+    const tw::PolicySet ps = must_compile(*f.m, f.profile);
+    CHECK(privs(object(ps, "c.s.conf"), w) == Names{"INSERT", "UPDATE", "DELETE", "OWNERSHIP"});
+    CHECK(privs(object(ps, "c.s.cust"), w) == kAll);
+    CHECK(denied_columns(object(ps, "c.s.cust"), w) == Names{"iban"});
+  }
+}
+
+TEST_CASE("restrict_materialized_views", "[compiler]") {
+  Fixture f;
+  const std::size_t w = f.u("writer");
+  const std::size_t etl = f.u("etl");
+  const tw::QualifiedName fresh{"c", "s", "new_table"};
+  SECTION("true (the default): users not cleared for every gated tag lose OWNERSHIP of unlisted names only") {
+    REQUIRE(f.profile.restrict_materialized_views);
+    tw::ProfileCompile pc = tw::compile_profile(*f.m, f.profile);
+    REQUIRE(pc.policy_set);
+    const tw::PolicySet& ps = *pc.policy_set;
+    std::vector<std::size_t> expected;
+    for (const char* n : {"steward", "alt", "pii", "none", "grouped", "expired", "later", "admin", "auditor", "writer",
+                          "writer2", "grouped_writer", "expired_writer"}) {
+      expected.push_back(f.u(n));
+    }
+    std::sort(expected.begin(), expected.end());
+    CHECK(ps.create_restricted == expected);
+    CHECK(ps.unlisted_access(w, fresh).names() == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
+    CHECK(ps.unlisted_access(etl, fresh).names() == kAll);
+    CHECK(ps.unlisted_access(etl, {"c", "new_schema", "t"}).names() == kAll);
+    // Listed objects keep OWNERSHIP where the gates allow it.
+    CHECK(privs(object(ps, "c.s.open"), w) == kAll);
+    const tw::Finding* mv = find_finding(pc.findings, "materialized_view_restriction");
+    REQUIRE(mv);
+    CHECK(mv->profile == "trino_main");
+    CHECK_THAT(mv->message, Catch::StartsWith("13 users are not cleared for every gated tag on profile trino_main "
+                                              "(Confidential and PII) and cannot create materialized views there"));
+    CHECK_THAT(mv->message, Catch::Contains("CREATE TABLE"));
+    CHECK(mv->subjects.size() == 13);
+  }
+  SECTION("false: nobody is restricted") {
+    f.profile.restrict_materialized_views = false;
+    tw::ProfileCompile pc = tw::compile_profile(*f.m, f.profile);
+    REQUIRE(pc.policy_set);
+    CHECK(pc.policy_set->create_restricted.empty());
+    CHECK(pc.policy_set->unlisted_access(w, fresh).names() == kAll);
+    CHECK(find_finding(pc.findings, "materialized_view_restriction") == nullptr);
+  }
+  SECTION("a profile without gated tags restricts nobody") {
+    tw::Profile other = trino_profile({"nothing_here"});
+    const tw::PolicySet ps = must_compile(*f.m, other);
+    CHECK(ps.gated_tags.empty());
+    CHECK(ps.create_restricted.empty());
+  }
+}
+
+TEST_CASE("a DEFINER view whose owner is not cleared is reported; an INVOKER view is not", "[compiler]") {
+  Fixture f;
+  tw::ProfileCompile pc = tw::compile_profile(*f.m, f.profile);
+  REQUIRE(pc.policy_set);
+  REQUIRE(count_findings(pc.findings, "definer_view_owner_not_cleared") == 1);
+  const tw::Finding* d = find_finding(pc.findings, "definer_view_owner_not_cleared");
+  CHECK(d->severity == tw::Severity::Warning);
+  CHECK(d->profile == "trino_main");
+  CHECK(d->subjects == Names{"c.v.cust_view", "none"});
+  CHECK_THAT(d->message, Catch::StartsWith("DEFINER view c.v.cust_view is owned by none, who is not cleared for PII"));
+  // conf_view's owner etl is cleared; invoker_view and view_of_view are INVOKER.
+  for (const auto& finding : pc.findings) {
+    for (const auto& s : finding.subjects) {
+      CHECK(s != "c.v.conf_view");
+      CHECK(s != "c.v.invoker_view");
+      CHECK(s != "c.v.view_of_view");
+    }
+  }
+  CHECK(count_findings(pc.findings, "definer_view_without_owner") == 0);
+}
+
+TEST_CASE("objects in catalogs outside the profile are invisible", "[compiler]") {
+  Fixture f;
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  CHECK(ps.catalogs == Names{"c"});
+  CHECK(find_object(ps, "other.s.t") == nullptr);
+  Names names;
+  for (const auto& op : ps.objects) names.push_back(op.engine_name.str());
+  CHECK(names == Names{"c.s.audit", "c.s.both", "c.s.conf", "c.s.cust", "c.s.open", "c.v.conf_view", "c.v.cross",
+                       "c.v.cust_view", "c.v.invoker_view", "c.v.mv", "c.v.view_of_view"});
+  for (const auto& rule : ps.unlisted) CHECK(rule.pattern.catalog == "c");
+  CHECK(ps.unlisted_access(f.u("none"), {"other", "s", "x"}).empty());
+
+  const tw::PolicySet only_other = must_compile(*f.m, trino_profile({"other"}, "other_profile"));
+  REQUIRE(only_other.objects.size() == 1);
+  CHECK(only_other.objects[0].engine_name.str() == "other.s.t");
+  CHECK(only_other.gated_tags == Names{"Confidential"});
+}
+
+TEST_CASE("catalog_map renames catalogs in engine names", "[compiler]") {
+  Fixture f;
+  f.profile.catalog_map = {{"c", "Lake"}};
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);
+  CHECK(ps.catalogs == Names{"lake"});  // and Trino lowercases the new name
+  const auto& conf = object(ps, "lake.s.conf");
+  CHECK(conf.platform_name.str() == "c.s.conf");
+  CHECK(find_object(ps, "c.s.conf") == nullptr);
+  CHECK(privs(conf, f.u("steward")) == kSelect);
+  CHECK(privs(conf, f.u("none")) == kNone);
+  for (const auto& rule : ps.unlisted) CHECK(rule.pattern.catalog == "lake");
+  CHECK(ps.unlisted_access(f.u("etl"), {"lake", "s", "fresh"}).names() == kAll);
+  CHECK(ps.unlisted_access(f.u("etl"), {"c", "s", "fresh"}).empty());
+}
+
+TEST_CASE("Trino lowercases object, column and catalog names", "[compiler]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: Alice}, {name: bob}]
+roles: [r]
+role_assignments: [{role: r, user: Alice}]
+classifications:
+  - {name: PII, clearance: [{type: role, name: r}]}
+objects:
+  - name: Lake.Sales.Orders
+    columns: [{name: ID}, {name: Email, tags: [PII]}, {name: "Stra\u00DFe"}, {name: "\u00C9t\u00E9"}]
+grants:
+  - {principal: {user: bob}, object: "Lake.Sales.*", privileges: [SELECT]}
+  - {principal: {user: Alice}, object: Lake.Sales.Orders, privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"Lake"}));
+  CHECK(ps.catalogs == Names{"lake"});
+  const auto& o = object(ps, "lake.sales.orders");
+  CHECK(o.platform_name.str() == "Lake.Sales.Orders");
+  CHECK(o.columns == Names{"id", "email", "stra\u00DFe", "\u00E9t\u00E9"});
+  REQUIRE(o.column_gates.size() == 1);
+  CHECK(o.column_gates[0].first == "email");
+  CHECK(denied_columns(o, user_index(*m, "bob")) == Names{"email"});
+  CHECK(denied_columns(o, user_index(*m, "Alice")) == kNone);
+  // User names are not identifiers: they keep their case.
+  CHECK(ps.users[user_index(*m, "Alice")].engine_name == "Alice");
+  Names patterns;
+  for (const auto& rule : ps.unlisted) patterns.push_back(rule.pattern.str());
+  CHECK(patterns == Names{"lake.sales.orders", "lake.sales.*"});
+
+  tw::Profile sr = trino_profile({"Lake"}, "sr");
+  sr.engine = tw::Engine::StarRocks;
+  const tw::PolicySet srps = must_compile(*m, sr);
+  CHECK(find_object(srps, "Lake.Sales.Orders") != nullptr);
+}
+
+TEST_CASE("two platform users mapping to one engine user fail the profile", "[compiler]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: alice, engine_user: al}
+  - {name: al}
+  - {name: carol}
+  - {name: dave}
+)";
+  auto m = model_of(text);
+  tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
+  CHECK_FALSE(pc.policy_set.has_value());
+  CHECK(pc.errors == Names{R"(users "alice" and "al" both map to the engine user "al": the engine could not tell them apart; fix engine_user or user_map)"});
+
+  tw::Profile mapped = trino_profile({"c"});
+  mapped.user_map = {{"al", "albert"}, {"carol", "dave"}};
+  tw::ProfileCompile pc2 = tw::compile_profile(*m, mapped);
+  CHECK_FALSE(pc2.policy_set.has_value());
+  CHECK(pc2.errors == Names{R"(users "carol" and "dave" both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
+
+  tw::Profile fixed = trino_profile({"c"});
+  fixed.user_map = {{"al", "albert"}};
+  const tw::PolicySet ps = must_compile(*m, fixed);
+  CHECK(ps.users[0].engine_name == "al");
+  CHECK(ps.users[1].engine_name == "albert");
+  CHECK(tw::engine_user_name(m->user(0), fixed) == "al");
+  CHECK(tw::engine_user_name(m->user(2), fixed) == "carol");
+}
+
+TEST_CASE("compiling is deterministic", "[compiler]") {
+  auto m1 = model_of(kSnapshot);
+  auto m2 = model_of(kSnapshot);
+  const tw::Profile p = trino_profile({"c", "other"});
+  tw::ProfileCompile a = tw::compile_profile(*m1, p);
+  tw::ProfileCompile b = tw::compile_profile(*m2, p);
+  tw::ProfileCompile c = tw::compile_profile(*m1, p);
+  REQUIRE(a.policy_set);
+  REQUIRE(b.policy_set);
+  REQUIRE(c.policy_set);
+  const std::string dump = tw::to_json(*a.policy_set).dump();
+  CHECK(dump == tw::to_json(*b.policy_set).dump());
+  CHECK(dump == tw::to_json(*c.policy_set).dump());
+  CHECK(a.findings == b.findings);
+  CHECK(a.errors == b.errors);
+  // Spot-check the stable JSON.
+  const nlohmann::json j = tw::to_json(*a.policy_set);
+  CHECK(j["profile"] == "trino_main");
+  CHECK(j["engine"] == "trino");
+  CHECK(j["generated_at"] == "2026-11-30T12:00:00Z");
+  CHECK(j["catalogs"] == nlohmann::json({"c", "other"}));
+  CHECK(j["gated_tags"] == nlohmann::json({"Confidential", "PII"}));
+}
+
+TEST_CASE("unlisted names: the most specific pattern carries every grant that reaches the name", "[compiler]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: a}, {name: b}, {name: c}, {name: d}]
+grants:
+  - {principal: {user: a}, object: "c.s.*", privileges: [SELECT]}
+  - {principal: {user: b}, object: "c.*.t", privileges: [INSERT]}
+  - {principal: {user: c}, object: "*.*.*", privileges: [OWNERSHIP, DELETE]}
+  - {principal: {user: d}, object: "c.s.t", privileges: [UPDATE]}
+)";
+  auto m = model_of(text);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+  CHECK(ps.objects.empty());
+  const tw::QualifiedName st{"c", "s", "t"}, sx{"c", "s", "x"}, xt{"c", "x", "t"}, xy{"c", "x", "y"};
+  CHECK(ps.unlisted_access(0, st).names() == Names{"SELECT"});
+  CHECK(ps.unlisted_access(1, st).names() == Names{"INSERT"});
+  CHECK(ps.unlisted_access(2, st).names() == Names{"DELETE", "OWNERSHIP"});
+  CHECK(ps.unlisted_access(3, st).names() == Names{"UPDATE"});
+  CHECK(ps.unlisted_access(0, sx).names() == Names{"SELECT"});
+  CHECK(ps.unlisted_access(1, sx).empty());
+  CHECK(ps.unlisted_access(2, sx).names() == Names{"DELETE", "OWNERSHIP"});
+  CHECK(ps.unlisted_access(3, sx).empty());
+  CHECK(ps.unlisted_access(0, xt).empty());
+  CHECK(ps.unlisted_access(1, xt).names() == Names{"INSERT"});
+  CHECK(ps.unlisted_access(2, xy).names() == Names{"DELETE", "OWNERSHIP"});
+  CHECK(ps.unlisted_access(1, xy).empty());
+  CHECK(ps.unlisted_access(0, {"d", "s", "t"}).empty());
+  CHECK(ps.create_restricted.empty());  // no gated tag on the profile
+}

@@ -1,0 +1,402 @@
+// PolicySet -> Trino file-based access control rules (engines/trino/rules.h).
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/model/load.h"
+
+using namespace twtest;
+using nlohmann::json;
+using tw::trino::exact_alternation;
+using tw::trino::regex_literal;
+using tw::trino::render_rules;
+
+namespace {
+
+json parse_rules(const tw::trino::RulesDocument& doc) {
+  REQUIRE_FALSE(doc.text.empty());
+  CHECK(doc.text.back() == '\n');
+  json j = json::parse(doc.text);
+  REQUIRE(j.is_object());
+  REQUIRE(j.contains("tables"));
+  REQUIRE(j.contains("catalogs"));
+  CHECK(doc.table_rules == j["tables"].size());
+  return j;
+}
+
+void check_terminators(const json& j) {
+  REQUIRE_FALSE(j["tables"].empty());
+  CHECK(j["tables"].back() == json{{"privileges", json::array()}});
+  REQUIRE_FALSE(j["catalogs"].empty());
+  CHECK(j["catalogs"].back() == json{{"allow", "none"}});
+}
+
+// A small evaluator of Trino's table rules: the first rule whose user,
+// catalog, schema and table patterns all match decides.
+struct Decision {
+  Names privileges;
+  Names denied_columns;
+  bool matched = false;
+};
+
+bool field_matches(const json& rule, const char* key, const std::string& value) {
+  if (!rule.contains(key)) return true;
+  return std::regex_match(value, std::regex(rule[key].get<std::string>(), std::regex::ECMAScript));
+}
+
+Decision evaluate(const json& rules, const std::string& user, const tw::QualifiedName& n) {
+  for (const auto& rule : rules["tables"]) {
+    if (field_matches(rule, "user", user) && field_matches(rule, "catalog", n.catalog) &&
+        field_matches(rule, "schema", n.schema) && field_matches(rule, "table", n.table)) {
+      Decision d;
+      d.matched = true;
+      d.privileges = rule["privileges"].get<Names>();
+      if (rule.contains("columns")) {
+        for (const auto& c : rule["columns"]) {
+          if (c.contains("allow") && c["allow"] == false) d.denied_columns.push_back(c["name"].get<std::string>());
+        }
+      }
+      return d;
+    }
+  }
+  return {};
+}
+
+std::string catalog_access(const json& rules, const std::string& user, const std::string& catalog) {
+  for (const auto& rule : rules["catalogs"]) {
+    if (field_matches(rule, "user", user) && field_matches(rule, "catalog", catalog)) {
+      return rule["allow"].get<std::string>();
+    }
+  }
+  return "(no rule)";
+}
+
+// One gated table (conf), one column-gated table (cust), one ungated (open).
+const std::string kSmall = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: steward}, {name: none}]
+roles: [reader, r_steward]
+role_assignments:
+  - {role: reader, user: steward}
+  - {role: reader, user: none}
+  - {role: r_steward, user: steward}
+classifications:
+  - {name: Confidential, clearance: [{type: role, name: r_steward}]}
+objects:
+  - {name: c.s.conf, tags: [Confidential], columns: [{name: id}]}
+  - {name: c.s.cust, columns: [{name: id}, {name: iban, tags: [Confidential]}]}
+  - {name: c.s.open, columns: [{name: id}]}
+grants:
+  - {principal: {role: reader}, object: "c.*.*", privileges: [SELECT]}
+)";
+
+tw::PolicySet small_policy_set(tw::Profile profile = trino_profile({"c"})) {
+  auto m = model_of(kSmall);
+  return must_compile(*m, profile);
+}
+
+}  // namespace
+
+TEST_CASE("rules are never empty and every section we rely on ends in a deny", "[trino]") {
+  SECTION("an empty PolicySet") {
+    tw::PolicySet ps;
+    ps.profile = "empty";
+    const tw::trino::RulesDocument doc = render_rules(ps);
+    const json j = parse_rules(doc);
+    check_terminators(j);
+    CHECK(doc.object_rules == 0);
+    CHECK(j["catalogs"] == json::parse(R"([{"catalog":"^system$","allow":"read-only"},{"allow":"none"}])"));
+    CHECK(j["impersonation"] == json::array());
+    CHECK(j["system_information"] == json::array());
+  }
+  SECTION("a small PolicySet") {
+    const json j = parse_rules(render_rules(small_policy_set()));
+    check_terminators(j);
+    CHECK(j["catalogs"][0] == json{{"catalog", "^(?:c)$"}, {"allow", "all"}});
+  }
+  SECTION("the demo") {
+    tw::SnapshotLoad s = tw::load_snapshot_file(TAGWARDEN_SOURCE_DIR "/examples/demo/snapshot.yaml");
+    REQUIRE(s.snapshot);
+    auto m = tw::build_model(std::make_shared<const tw::Snapshot>(*s.snapshot), std::nullopt);
+    const json j = parse_rules(render_rules(must_compile(*m, trino_profile({"demo_warehouse"}))));
+    check_terminators(j);
+  }
+}
+
+TEST_CASE("deny_all_rules allows nothing", "[trino]") {
+  const tw::trino::RulesDocument doc = tw::trino::deny_all_rules();
+  const json j = parse_rules(doc);
+  check_terminators(j);
+  CHECK(j["catalogs"] == json::array({json{{"allow", "none"}}}));
+  CHECK(j["tables"] == json::array({json{{"privileges", json::array()}}}));
+  for (const auto& rule : j["catalogs"]) CHECK(rule["allow"] == "none");
+  for (const auto& rule : j["tables"]) CHECK(rule["privileges"].empty());
+  for (const auto& rule : j["schemas"]) CHECK_FALSE(rule.value("owner", false));
+  CHECK(j["impersonation"] == json::array());
+  CHECK(j["system_information"] == json::array());
+  CHECK(catalog_access(j, "anyone", "c") == "none");
+  CHECK(catalog_access(j, "anyone", "system") == "none");
+  CHECK(evaluate(j, "anyone", {"c", "s", "t"}).privileges.empty());
+  CHECK(doc.table_rules == 1);
+  CHECK(doc.object_rules == 0);
+  CHECK(doc.text == tw::trino::deny_all_rules().text);
+}
+
+TEST_CASE("a gated object gets its per-class rules, then a catch-all deny, before any broad rule", "[trino]") {
+  const tw::PolicySet ps = small_policy_set();
+  const tw::trino::RulesDocument doc = render_rules(ps);
+  const json j = parse_rules(doc);
+  const json expected = json::parse(R"([
+    {"user": "^(?:steward)$", "catalog": "^c$", "schema": "^s$", "table": "^conf$", "privileges": ["SELECT"]},
+    {"catalog": "^c$", "schema": "^s$", "table": "^conf$", "privileges": []},
+    {"user": "^(?:none)$", "catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": ["SELECT"],
+     "columns": [{"name": "iban", "allow": false}]},
+    {"user": "^(?:steward)$", "catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": ["SELECT"]},
+    {"catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": []},
+    {"user": "^(?:none|steward)$", "catalog": "^c$", "privileges": ["SELECT"]},
+    {"catalog": "^system$", "schema": "^jdbc$", "privileges": ["SELECT"]},
+    {"privileges": []}
+  ])");
+  CHECK(j["tables"] == expected);
+  CHECK(doc.object_rules == 5);
+  CHECK(doc.table_rules == 8);
+
+  // The catch-all deny for conf precedes every rule that is not about conf.
+  std::size_t deny = 0, first_broad = 0;
+  for (std::size_t i = 0; i < j["tables"].size(); ++i) {
+    const json& r = j["tables"][i];
+    if (r.value("table", "") == "^conf$" && !r.contains("user")) deny = i;
+    if (!r.contains("table") && first_broad == 0) first_broad = i;
+  }
+  CHECK(deny == 1);
+  CHECK(deny < first_broad);
+
+  // What Trino would decide matches the PolicySet.
+  CHECK(evaluate(j, "steward", {"c", "s", "conf"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "none", {"c", "s", "conf"}).privileges.empty());
+  CHECK(evaluate(j, "intruder", {"c", "s", "conf"}).privileges.empty());
+  CHECK(evaluate(j, "none", {"c", "s", "cust"}).denied_columns == Names{"iban"});
+  CHECK(evaluate(j, "steward", {"c", "s", "cust"}).denied_columns.empty());
+  CHECK(evaluate(j, "none", {"c", "s", "open"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "none", {"c", "other", "new"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "intruder", {"c", "s", "open"}).privileges.empty());
+  CHECK(evaluate(j, "none", {"d", "s", "t"}).privileges.empty());
+  CHECK(catalog_access(j, "none", "c") == "all");
+  CHECK(catalog_access(j, "none", "d") == "none");
+}
+
+TEST_CASE("50 users with identical access on a gated table share one rule", "[trino]") {
+  std::string users = "users:\n", assignments = "role_assignments:\n";
+  Names cleared;
+  for (int i = 0; i < 50; ++i) {
+    const std::string name = "user" + std::to_string(100 + i);
+    cleared.push_back(name);
+    users += "  - {name: " + name + "}\n";
+    assignments += "  - {role: r_steward, user: " + name + "}\n  - {role: reader, user: " + name + "}\n";
+  }
+  users += "  - {name: outsider}\n";
+  assignments += "  - {role: reader, user: outsider}\n";
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+)" + users + "roles: [reader, r_steward]\n" + assignments + R"(classifications:
+  - {name: Confidential, clearance: [{type: role, name: r_steward}]}
+  - {name: PII, clearance: [{type: role, name: r_nobody}]}
+objects:
+  - {name: c.s.conf, tags: [Confidential], columns: [{name: id}]}
+grants:
+  - {principal: {role: reader}, object: "c.*.*", privileges: [SELECT]}
+)";
+  // r_nobody is not declared: make PII's clearance valid by declaring it.
+  std::string fixed = text;
+  fixed.replace(fixed.find("roles: [reader, r_steward]"), 26, "roles: [reader, r_steward, r_nobody]");
+  auto m = model_of(fixed);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+  const tw::trino::RulesDocument doc = render_rules(ps);
+  const json j = parse_rules(doc);
+  std::vector<json> conf_rules;
+  for (const auto& r : j["tables"]) {
+    if (r.value("table", "") == "^conf$") conf_rules.push_back(r);
+  }
+  REQUIRE(conf_rules.size() == 2);  // one allow, one catch-all deny
+  CHECK(doc.object_rules == 2);
+  CHECK(conf_rules[0]["privileges"] == json({"SELECT"}));
+  CHECK(conf_rules[0]["user"] == exact_alternation(cleared));
+  CHECK_FALSE(conf_rules[1].contains("user"));
+  for (const auto& name : cleared) CHECK(evaluate(j, name, {"c", "s", "conf"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "outsider", {"c", "s", "conf"}).privileges.empty());
+  CHECK(evaluate(j, "user1000", {"c", "s", "conf"}).privileges.empty());
+}
+
+TEST_CASE("50 users refused the same column share one rule", "[trino]") {
+  std::string users = "users:\n", assignments = "role_assignments:\n";
+  for (int i = 0; i < 50; ++i) {
+    users += "  - {name: u" + std::to_string(i) + "}\n";
+    assignments += "  - {role: reader, user: u" + std::to_string(i) + "}\n";
+  }
+  const std::string text = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\n" + users +
+                           "roles: [reader, r_pii]\n" + assignments + R"(classifications:
+  - {name: PII, clearance: [{type: role, name: r_pii}]}
+objects:
+  - {name: c.s.cust, columns: [{name: id}, {name: iban, tags: [PII]}]}
+grants:
+  - {principal: {role: reader}, object: "c.s.*", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const tw::trino::RulesDocument doc = render_rules(must_compile(*m, trino_profile({"c"})));
+  const json j = parse_rules(doc);
+  CHECK(doc.object_rules == 2);
+  const json& rule = j["tables"][0];
+  CHECK(rule["table"] == "^cust$");
+  CHECK(rule["columns"] == json::parse(R"([{"name": "iban", "allow": false}])"));
+  CHECK(evaluate(j, "u17", {"c", "s", "cust"}).denied_columns == Names{"iban"});
+  CHECK(evaluate(j, "u17", {"c", "s", "cust"}).privileges == Names{"SELECT"});
+}
+
+TEST_CASE("an ungated object produces no object rules", "[trino]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: a}, {name: b}]
+classifications: [{name: Public}]
+objects:
+  - {name: c.s.open, tags: [Public], columns: [{name: id}]}
+  - {name: c.s.other, columns: [{name: id}]}
+grants:
+  - {principal: {user: a}, object: "c.s.*", privileges: [SELECT, INSERT]}
+  - {principal: {user: b}, object: "c.s.open", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const tw::trino::RulesDocument doc = render_rules(must_compile(*m, trino_profile({"c"})));
+  const json j = parse_rules(doc);
+  CHECK(doc.object_rules == 0);
+  CHECK(j["tables"] == json::parse(R"([
+    {"user": "^(?:a)$", "catalog": "^c$", "schema": "^s$", "table": "^open$", "privileges": ["SELECT", "INSERT"]},
+    {"user": "^(?:b)$", "catalog": "^c$", "schema": "^s$", "table": "^open$", "privileges": ["SELECT"]},
+    {"user": "^(?:a)$", "catalog": "^c$", "schema": "^s$", "privileges": ["SELECT", "INSERT"]},
+    {"catalog": "^system$", "schema": "^jdbc$", "privileges": ["SELECT"]},
+    {"privileges": []}
+  ])"));
+  CHECK(evaluate(j, "b", {"c", "s", "open"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "b", {"c", "s", "other"}).privileges.empty());
+  CHECK(evaluate(j, "a", {"c", "s", "other"}).privileges == Names{"SELECT", "INSERT"});
+}
+
+TEST_CASE("the same input renders byte-identical output", "[trino]") {
+  const std::string a = render_rules(small_policy_set()).text;
+  const std::string b = render_rules(small_policy_set()).text;
+  CHECK(a == b);
+  const tw::PolicySet ps = small_policy_set();
+  CHECK(render_rules(ps).text == render_rules(ps).text);
+  // One rule per line.
+  CHECK(std::count(a.begin(), a.end(), '\n') > 10);
+}
+
+TEST_CASE("every rule Trino would apply agrees with the PolicySet on the demo", "[trino]") {
+  tw::SnapshotLoad s = tw::load_snapshot_file(TAGWARDEN_SOURCE_DIR "/examples/demo/snapshot.yaml");
+  REQUIRE(s.snapshot);
+  auto m = tw::build_model(std::make_shared<const tw::Snapshot>(*s.snapshot), std::nullopt);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"demo_warehouse"}));
+  const json j = parse_rules(render_rules(ps));
+  for (std::size_t u = 0; u < ps.users.size(); ++u) {
+    const std::string& user = ps.users[u].engine_name;
+    for (const auto& op : ps.objects) {
+      INFO(user << " on " << op.engine_name.str());
+      const Decision d = evaluate(j, user, op.engine_name);
+      const tw::UserAccess* ua = find_access(op, u);
+      CHECK(d.privileges == (ua ? ua->access.privileges.names() : Names{}));
+      if (ua && ua->access.privileges.has(tw::Privilege::Select)) CHECK(d.denied_columns == ua->access.denied_columns);
+    }
+    for (const tw::QualifiedName& n : {tw::QualifiedName{"demo_warehouse", "finance", "new_table"},
+                                       tw::QualifiedName{"demo_warehouse", "new_schema", "t"},
+                                       tw::QualifiedName{"elsewhere", "finance", "t"}}) {
+      INFO(user << " on unlisted " << n.str());
+      CHECK(evaluate(j, user, n).privileges == ps.unlisted_access(u, n).names());
+    }
+  }
+}
+
+TEST_CASE("regex_literal escapes every ASCII punctuation character", "[trino][regex]") {
+  CHECK(regex_literal("abc_XYZ_019") == "abc_XYZ_019");
+  CHECK(regex_literal("a.b") == "a\\.b");
+  CHECK(regex_literal("x|y") == "x\\|y");
+  CHECK(regex_literal("\\") == "\\\\");
+  CHECK(regex_literal("a b") == "a\\ b");
+  CHECK(regex_literal("\xC3\xA9") == "\xC3\xA9");
+  CHECK(regex_literal("") == "");
+  for (int c = 0x21; c < 0x7F; ++c) {
+    const char ch = static_cast<char>(c);
+    const bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+    if (alnum || ch == '_') continue;
+    INFO("character " << ch);
+    CHECK(regex_literal(std::string(1, ch)) == std::string{'\\', ch});
+  }
+}
+
+TEST_CASE("exact_alternation matches hostile names exactly and nothing else", "[trino][regex]") {
+  const Names hostile{"a.b", "x|y", "(", ")", "[a]", "^$", "\\", "+?*", "{1}", "'", "\"", "`", " ", "a b",
+                      "\xC3\xA9", "\xE5\x90\x8D\xE5\x89\x8D", "ann", "anna", "-", "#", "a$", "$a", "(?i)A", "\\Q.\\E",
+                      ".*", "a|", "|"};
+  const std::regex all(exact_alternation(hostile), std::regex::ECMAScript);
+  for (const auto& name : hostile) {
+    INFO("name " << name);
+    CHECK(std::regex_match(name, all));
+    const std::regex one(exact_alternation({name}), std::regex::ECMAScript);
+    CHECK(std::regex_match(name, one));
+    CHECK_FALSE(std::regex_match(name + "x", one));
+    CHECK_FALSE(std::regex_match("x" + name, one));
+    CHECK_FALSE(std::regex_match(std::string(), one));
+  }
+  // Near misses, each against the alternation of the one name it resembles.
+  const std::vector<std::pair<std::string, std::string>> near{
+      {"a.b", "aXb"},  {"a.b", "ab"},   {"x|y", "x"},   {"x|y", "y"},   {"[a]", "a"},     {"^$", ""},
+      {"\\", "\\\\"},  {"+?*", "+"},    {"+?*", "++"},  {"{1}", "1"},   {"{1}", "{1}{1}"}, {"ann", "anna"},
+      {"anna", "ann"}, {"ann", "an"},   {"ann", "annn"}, {"\xC3\xA9", "e"}, {"\xE5\x90\x8D\xE5\x89\x8D", "\xE5\x90\x8D"},
+      {"a b", "ab"},   {"a b", "a  b"}, {".*", "anything"}, {"(?i)A", "a"}, {"a|", "a"},   {"|", ""},
+      {"'", "\""},     {"a$", "a"}};
+  for (const auto& [name, miss] : near) {
+    INFO("name " << name << " near miss " << miss);
+    CHECK_FALSE(std::regex_match(miss, std::regex(exact_alternation({name}), std::regex::ECMAScript)));
+  }
+  CHECK_FALSE(std::regex_match(std::string("an"), all));
+  CHECK_FALSE(std::regex_match(std::string("annaa"), all));
+  CHECK_FALSE(std::regex_match(std::string("aXb"), all));
+  CHECK_FALSE(std::regex_match(std::string("x"), all));
+  CHECK_FALSE(std::regex_match(std::string("a"), all));
+}
+
+TEST_CASE("exact_alternation sorts and de-duplicates", "[trino][regex]") {
+  CHECK(exact_alternation({"b", "a", "b"}) == "^(?:a|b)$");
+  CHECK(exact_alternation({"anna", "ann"}) == "^(?:ann|anna)$");
+  CHECK(exact_alternation({"a.b"}) == "^(?:a\\.b)$");
+}
+
+TEST_CASE("hostile object, column and user names reach the rules only escaped", "[trino][regex]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: "a.b"}, {name: "aXb"}, {name: "x|y"}]
+roles: [r]
+role_assignments: [{role: r, user: "a.b"}]
+classifications:
+  - {name: Secret, clearance: [{type: role, name: r}]}
+objects:
+  - {name: "c.s$.t(1)", tags: [Secret], columns: [{name: "c\"ol"}]}
+grants:
+  - {principal: {user: "a.b"}, object: "c.s$.t(1)", privileges: [SELECT]}
+  - {principal: {user: "aXb"}, object: "c.s$.t(1)", privileges: [SELECT]}
+  - {principal: {user: "x|y"}, object: "c.s$.*", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const json j = parse_rules(render_rules(must_compile(*m, trino_profile({"c"}))));
+  CHECK(j["tables"][0] == json::parse(R"({"user": "^(?:a\\.b)$", "catalog": "^c$", "schema": "^s\\$$",
+                                          "table": "^t\\(1\\)$", "privileges": ["SELECT"]})"));
+  CHECK(evaluate(j, "a.b", {"c", "s$", "t(1)"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "aXb", {"c", "s$", "t(1)"}).privileges.empty());
+  CHECK(evaluate(j, "x|y", {"c", "s$", "t(1)"}).privileges.empty());
+  CHECK(evaluate(j, "x", {"c", "s$", "other"}).privileges.empty());
+  CHECK(evaluate(j, "x|y", {"c", "s$", "other"}).privileges == Names{"SELECT"});
+  CHECK(evaluate(j, "x|y", {"c", "s", "other"}).privileges.empty());
+}
