@@ -3,12 +3,13 @@
 // a Respond callback that may be called later, from any thread (the webhook
 // answers after its recompile), exactly once.
 
-#include <boost/asio.hpp>
-#include <boost/beast.hpp>
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
+#include <utility>  // Boost 1.74's asio uses std::exchange without including it
+
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
 
 namespace tw::http {
 

@@ -26,15 +26,19 @@ self-check's verdict.
 from __future__ import annotations
 
 import argparse
+import codecs
 import concurrent.futures as cf
 import copy
 import json
 import os
 import random
+import re
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -122,8 +126,133 @@ def run_compile(opts, workdir, res):
     return out
 
 
+class MultiOracle:
+    """One `ORACLE --multi` JVM per worker process, reused for every rules file.
+
+    The stream switches rules with {"op":"load","path":...}; answers are read
+    as consecutive JSON objects (not lines: the harness flushes each object
+    before its newline), so no sentinel is needed and nothing can deadlock
+    (a thread writes the queries while this one reads).
+    """
+
+    def __init__(self, oracle, logpath=None):
+        self.log = open(logpath, "ab") if logpath else tempfile.TemporaryFile()
+        self.p = subprocess.Popen(tool_cmd(oracle) + ["--multi"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=self.log, env=child_env())
+        self.dec = json.JSONDecoder()
+        self.text = ""
+        self.pos = 0
+        self.utf8 = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def stderr_tail(self):
+        try:
+            self.log.flush()
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(0, size - 1500))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def alive(self):
+        return self.p.poll() is None
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+        self.log.close()
+
+    def _next(self, deadline):
+        ws = re.compile(r"\s*")
+        while True:
+            self.pos = ws.match(self.text, self.pos).end()
+            if self.pos < len(self.text):
+                try:
+                    obj, end = self.dec.raw_decode(self.text, self.pos)
+                    self.pos = end
+                    if self.pos > 1 << 20:
+                        self.text, self.pos = self.text[self.pos:], 0
+                    return obj
+                except ValueError:
+                    if "\n" in self.text[self.pos:]:  # a whole line that is not JSON
+                        nl = self.text.index("\n", self.pos)
+                        bad, self.pos = self.text[self.pos:nl], nl + 1
+                        return {"error": "not JSON: " + bad[:200]}
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError("oracle answer timed out")
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(self.p.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise EOFError("oracle exited (code %s): %s" % (self.p.wait(timeout=10), self.stderr_tail()))
+            self.text += self.utf8.decode(chunk)
+
+    def ask(self, rules_path, queries_path):
+        """-> (answers or None, error or None); raises on a broken stream."""
+        with open(queries_path, "rb") as f:
+            body = f.read()
+        n = body.count(b"\n")
+        load = json.dumps({"op": "load", "path": os.path.abspath(rules_path)}).encode() + b"\n"
+        err = []
+
+        def write():
+            try:
+                self.p.stdin.write(load + body)
+                self.p.stdin.flush()
+            except OSError as e:
+                err.append(e)
+
+        t = threading.Thread(target=write, daemon=True)
+        t.start()
+        deadline = time.time() + ORACLE_TIMEOUT
+        first = self._next(deadline)
+        answers = [self._next(deadline) for _ in range(n)]
+        t.join()
+        if err:
+            raise err[0]
+        if isinstance(first, dict) and "load_error" in first:
+            return None, f"oracle load_error: {first['load_error']}"
+        if first != {"loaded": True}:
+            raise RuntimeError(f"oracle --multi: unexpected load reply {first!r}")
+        return answers, None
+
+
+_MULTI = {}
+
+
 def run_oracle(opts, rules_path, queries_path, answers_path):
     """-> (answers list or None, error string or None)."""
+    if opts.oracle_mode == "multi" or (opts.oracle_mode == "auto" and not _MULTI.get("unsupported")):
+        m = _MULTI.get("oracle")
+        if m is None or not m.alive():
+            m = _MULTI["oracle"] = MultiOracle(opts.oracle, opts.keep and os.path.join(
+                opts.keep, f"oracle-multi-{os.getpid()}.log"))
+        try:
+            answers, err = m.ask(rules_path, queries_path)
+            if answers is not None:
+                with open(answers_path, "w", encoding="utf-8") as f:
+                    for a in answers:
+                        f.write(json.dumps(a, ensure_ascii=False) + "\n")
+            return answers, err
+        except (OSError, EOFError, TimeoutError, RuntimeError, ValueError) as e:
+            m.close()
+            _MULTI.pop("oracle", None)
+            if opts.oracle_mode == "multi":
+                return None, f"oracle --multi failed: {e}"
+            _MULTI["unsupported"] = True  # this worker falls back to one JVM per rules file
+    return run_oracle_file(opts, rules_path, queries_path, answers_path)
+
+
+def run_oracle_file(opts, rules_path, queries_path, answers_path):
+    """ORACLE rules.json < queries > answers: one JVM per rules file."""
     try:
         with open(queries_path, "rb") as fin, open(answers_path, "wb") as fout:
             p = subprocess.run(tool_cmd(opts.oracle) + [rules_path], stdin=fin, stdout=fout,
@@ -618,6 +747,9 @@ def main(argv=None):
     ap.add_argument("--tagwarden", required=True, help="path to the tagwarden binary")
     ap.add_argument("--oracle", help="path to tests/trino-oracle/run.sh (omit: policyset checks only)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--oracle-mode", choices=["auto", "multi", "file"], default="auto",
+                    help="multi: one JVM per worker (`ORACLE --multi`); file: `ORACLE rules.json` "
+                         "per rules file; auto: multi, falling back to file")
     ap.add_argument("--keep", help="keep every model's files under this directory")
     ap.add_argument("--now", help="pass --now to the compiler and use it in the reference")
     ap.add_argument("--self-check", action="store_true",

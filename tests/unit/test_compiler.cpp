@@ -631,6 +631,7 @@ TEST_CASE("unlisted names: the most specific pattern carries every grant that re
   const std::string text = R"(version: 1
 generated_at: "2026-11-30T12:00:00Z"
 users: [{name: a}, {name: b}, {name: c}, {name: d}]
+objects: [{name: c.s.t}]
 grants:
   - {principal: {user: a}, object: "c.s.*", privileges: [SELECT]}
   - {principal: {user: b}, object: "c.*.t", privileges: [INSERT]}
@@ -639,7 +640,7 @@ grants:
 )";
   auto m = model_of(text);
   const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
-  CHECK(ps.objects.empty());
+  CHECK(ps.objects.size() == 1);
   const tw::QualifiedName st{"c", "s", "t"}, sx{"c", "s", "x"}, xt{"c", "x", "t"}, xy{"c", "x", "y"};
   CHECK(ps.unlisted_access(0, st).names() == Names{"SELECT"});
   CHECK(ps.unlisted_access(1, st).names() == Names{"INSERT"});
@@ -655,4 +656,44 @@ grants:
   CHECK(ps.unlisted_access(1, xy).empty());
   CHECK(ps.unlisted_access(0, {"d", "s", "t"}).empty());
   CHECK(ps.create_restricted.empty());  // no gated tag on the profile
+}
+
+// Trino lowercases catalog names, so the platform catalogs "Demo" and "demo"
+// are one Trino catalog. collect_objects matches an object's catalog against
+// the profile's catalogs case-sensitively, while grants with a "*" catalog are
+// expanded to the profile's (lowercased) engine catalog: a gated object whose
+// catalog is spelled with another case is left out of the PolicySet, and the
+// broad unlisted rule hands its engine name to everyone the wildcard grant
+// reaches, cleared or not. Fail closed: either list and gate it, or refuse.
+TEST_CASE("a gated object whose catalog differs from the profile's only in case is not left open", "[compiler][bug]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: none}]
+roles: [reader, r_steward]
+role_assignments: [{role: reader, user: none}]
+classifications:
+  - {name: Confidential, clearance: [{type: role, name: r_steward}]}
+objects:
+  - {name: Demo.finance.invoices, tags: [Confidential], columns: [{name: id}]}
+  - {name: demo.sales.orders, columns: [{name: id}]}
+grants:
+  - {principal: {role: reader}, object: "*.*.*", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const std::size_t none = user_index(*m, "none");
+  REQUIRE_FALSE(m->is_cleared(none, "Confidential"));
+  for (const char* catalog : {"demo", "DEMO"}) {
+    INFO("profile catalog " << catalog);
+    tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({catalog}));
+    if (!pc.policy_set) continue;  // refusing the profile is fail-closed too
+    const tw::PolicySet& ps = *pc.policy_set;
+    REQUIRE(ps.catalogs == Names{"demo"});
+    const tw::QualifiedName engine{"demo", "finance", "invoices"};
+    const tw::ObjectPolicy* op = find_object(ps, engine.str());
+    // What Trino would give "none" on demo.finance.invoices: the listed object's access, else the unlisted rules.
+    const tw::PrivilegeSet effective =
+        op ? (find_access(*op, none) ? find_access(*op, none)->access.privileges : tw::PrivilegeSet{})
+           : ps.unlisted_access(none, engine);
+    CHECK_FALSE(effective.has(tw::Privilege::Select));
+  }
 }

@@ -154,9 +154,9 @@ TEST_CASE("a gated object gets its per-class rules, then a catch-all deny, befor
   const json expected = json::parse(R"([
     {"user": "^(?:steward)$", "catalog": "^c$", "schema": "^s$", "table": "^conf$", "privileges": ["SELECT"]},
     {"catalog": "^c$", "schema": "^s$", "table": "^conf$", "privileges": []},
+    {"user": "^(?:steward)$", "catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": ["SELECT"]},
     {"user": "^(?:none)$", "catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": ["SELECT"],
      "columns": [{"name": "iban", "allow": false}]},
-    {"user": "^(?:steward)$", "catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": ["SELECT"]},
     {"catalog": "^c$", "schema": "^s$", "table": "^cust$", "privileges": []},
     {"user": "^(?:none|steward)$", "catalog": "^c$", "privileges": ["SELECT"]},
     {"catalog": "^system$", "schema": "^jdbc$", "privileges": ["SELECT"]},
@@ -274,8 +274,8 @@ grants:
   const json j = parse_rules(doc);
   CHECK(doc.object_rules == 0);
   CHECK(j["tables"] == json::parse(R"([
-    {"user": "^(?:a)$", "catalog": "^c$", "schema": "^s$", "table": "^open$", "privileges": ["SELECT", "INSERT"]},
     {"user": "^(?:b)$", "catalog": "^c$", "schema": "^s$", "table": "^open$", "privileges": ["SELECT"]},
+    {"user": "^(?:a)$", "catalog": "^c$", "schema": "^s$", "table": "^open$", "privileges": ["SELECT", "INSERT"]},
     {"user": "^(?:a)$", "catalog": "^c$", "schema": "^s$", "privileges": ["SELECT", "INSERT"]},
     {"catalog": "^system$", "schema": "^jdbc$", "privileges": ["SELECT"]},
     {"privileges": []}
@@ -375,7 +375,7 @@ TEST_CASE("exact_alternation sorts and de-duplicates", "[trino][regex]") {
 }
 
 TEST_CASE("hostile object, column and user names reach the rules only escaped", "[trino][regex]") {
-  const std::string text = R"(version: 1
+  const std::string text = R"y(version: 1
 generated_at: "2026-11-30T12:00:00Z"
 users: [{name: "a.b"}, {name: "aXb"}, {name: "x|y"}]
 roles: [r]
@@ -388,7 +388,7 @@ grants:
   - {principal: {user: "a.b"}, object: "c.s$.t(1)", privileges: [SELECT]}
   - {principal: {user: "aXb"}, object: "c.s$.t(1)", privileges: [SELECT]}
   - {principal: {user: "x|y"}, object: "c.s$.*", privileges: [SELECT]}
-)";
+)y";
   auto m = model_of(text);
   const json j = parse_rules(render_rules(must_compile(*m, trino_profile({"c"}))));
   CHECK(j["tables"][0] == json::parse(R"({"user": "^(?:a\\.b)$", "catalog": "^c$", "schema": "^s\\$$",

@@ -68,14 +68,47 @@ def answer(rules, q):
     return {"error": "unknown op " + op}
 
 
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        rules = json.load(f)
+    for r in rules.get("catalogs", []) + rules.get("tables", []):
+        for k in ("user", "catalog", "schema", "table"):
+            if k in r:
+                re.compile(r[k])
+    return rules
+
+
+def multi():
+    """--multi: {"op":"load","path":P} lines switch rules; like the real harness."""
+    rules = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+            if q.get("op") == "load":
+                try:
+                    rules = load(q["path"])
+                    a = {"loaded": True}
+                except Exception as e:
+                    rules, a = None, {"load_error": str(e)}
+            elif rules is None:
+                a = {"error": "no rules loaded"}
+            else:
+                a = answer(rules, q)
+        except Exception as e:
+            a = {"error": repr(e)}
+        # like the real harness: the object is flushed before its newline
+        sys.stdout.write(json.dumps(a))
+        sys.stdout.flush()
+        sys.stdout.write("\n")
+
+
 def main():
+    if sys.argv[1:] == ["--multi"]:
+        return multi()
     try:
-        with open(sys.argv[1], encoding="utf-8") as f:
-            rules = json.load(f)
-        for r in rules.get("catalogs", []) + rules.get("tables", []):
-            for k in ("user", "catalog", "schema", "table"):
-                if k in r:
-                    re.compile(r[k])
+        rules = load(sys.argv[1])
     except Exception as e:  # any unreadable rules file is a load error
         print(json.dumps({"load_error": str(e)}))
         sys.exit(3)
