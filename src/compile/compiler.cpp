@@ -95,6 +95,7 @@ class ProfileCompiler {
     restrict_creation(ps);
     for (auto& op : ps.objects) decide_object(op);
     build_unlisted(ps);
+    check_policy_limit(ps, out);
     report(ps, out);
     if (out.errors.empty()) out.policy_set = std::move(ps);
     return out;
@@ -174,6 +175,7 @@ class ProfileCompiler {
       for (const auto& c : o.columns) {
         const std::string col = engine_identifier(c.name, p_.engine);
         op.columns.push_back(col);
+        op.column_types.push_back(c.type);
         std::vector<std::string> gates;
         for (const auto& t : c.tags) {
           if (m_.is_engine_gated(t)) gates.push_back(t);
@@ -292,6 +294,28 @@ class ProfileCompiler {
         if (!privs.empty()) rule.access.emplace_back(u, privs);
       }
       if (!rule.access.empty()) ps.unlisted.push_back(std::move(rule));
+    }
+  }
+
+  // StarRocks enforces a gate with one policy per tagged column and one per
+  // tagged object. Over the limit the profile fails whole: never truncated.
+  void check_policy_limit(const PolicySet& ps, ProfileCompile& out) {
+    if (p_.engine != Engine::StarRocks) return;
+    std::map<std::string, std::size_t> count;
+    for (const auto& op : ps.objects) {
+      for (const auto& t : op.object_gates) count[t]++;
+      for (const auto& [col, tags] : op.column_gates) {
+        for (const auto& t : tags) count[t]++;
+      }
+    }
+    for (const auto& [tag, n] : count) {
+      if (n > static_cast<std::size_t>(p_.max_policies_per_tag)) {
+        out.errors.push_back("classification " + tag + " needs " + std::to_string(n) +
+                             " StarRocks policies (tagged columns and objects visible to profile " + p_.name +
+                             "), over the limit max_policies_per_tag = " + std::to_string(p_.max_policies_per_tag) +
+                             ": nothing is truncated and the last good policy set stays in force; narrow or untag " +
+                             tag + " back under the limit");
+      }
     }
   }
 

@@ -162,6 +162,13 @@ def generate(seed: int, size: str = "small"):
         if rng.random() < 0.3:
             u["attributes"] = {"region": rng.choice(["EU", "US", "APAC"])}
         users.append(u)
+    # sometimes one user's engine name is another user's platform name (who
+    # is known to the engine by a third name): platform and engine names must
+    # never be confused
+    if rng.random() < 0.3:
+        a, b = rng.sample(users, 2)
+        b["engine_user"] = user_pool.take()
+        a["engine_user"] = b["name"]
     # every group a clearance or assignment names is held by somebody
     held_groups = sorted({g for u in users for g in u.get("groups", [])})
     if not held_groups:
@@ -342,6 +349,16 @@ def generate(seed: int, size: str = "small"):
             for un in rng.sample(user_names, rng.randint(1, min(2, len(user_names)))):
                 fresh = _Names(rng, HOSTILE_USERS, "mapped", used_engine).take()
                 umap[un] = fresh
+        if rng.random() < 0.3:
+            # map somebody to the platform name of a user the engine knows otherwise
+            def eng(u):
+                return umap.get(u["name"], u.get("engine_user", u["name"]))
+            taken = {eng(u) for u in users}
+            free = [u["name"] for u in users if u["name"] not in taken]
+            if free:
+                y = rng.choice(free)
+                x = rng.choice([u["name"] for u in users if u["name"] != y])
+                umap[x] = y
         if umap or rng.random() < 0.5:
             p["user_map"] = umap
         if rng.random() < 0.8:

@@ -26,10 +26,12 @@ self-check's verdict.
 from __future__ import annotations
 
 import argparse
+import atexit
 import codecs
 import concurrent.futures as cf
 import copy
 import json
+import multiprocessing.util
 import os
 import random
 import re
@@ -228,6 +230,12 @@ class MultiOracle:
 _MULTI = {}
 
 
+def _close_multi():
+    m = _MULTI.pop("oracle", None)
+    if m is not None:
+        m.close()
+
+
 def run_oracle(opts, rules_path, queries_path, answers_path):
     """-> (answers list or None, error string or None)."""
     if opts.oracle_mode == "multi" or (opts.oracle_mode == "auto" and not _MULTI.get("unsupported")):
@@ -235,6 +243,9 @@ def run_oracle(opts, rules_path, queries_path, answers_path):
         if m is None or not m.alive():
             m = _MULTI["oracle"] = MultiOracle(opts.oracle, opts.keep and os.path.join(
                 opts.keep, f"oracle-multi-{os.getpid()}.log"))
+            if not _MULTI.get("finalizer"):  # pool workers skip atexit, not these
+                _MULTI["finalizer"] = multiprocessing.util.Finalize(None, _close_multi, exitpriority=10)
+                atexit.register(_close_multi)
         try:
             answers, err = m.ask(rules_path, queries_path)
             if answers is not None:
@@ -421,8 +432,10 @@ def compare_policyset(ref, prof, ps, res, names):
                 res.ok()
 
 
-def check_findings(ref, out, res):
-    """MODEL.md section 2: group-only clearances warn; tags without clearance are listed."""
+def check_findings(ref, profiles, out, res):
+    """MODEL.md section 2: group-only clearances warn; tags without clearance are
+    listed; a DEFINER view (Trino's default when view_security is absent) whose
+    owner is not cleared for its gated tags is named with its owner."""
     path = os.path.join(out, "findings.json")
     try:
         with open(path, encoding="utf-8") as f:
@@ -452,6 +465,21 @@ def check_findings(ref, out, res):
                 res.ok()
             else:
                 res.fail(f"findings: no 'clearance on {c['name']} names only groups' warning")
+    for o in ref.snap["objects"]:
+        if o["kind"] != "view" or o.get("view_security") == "invoker":
+            continue
+        if not any(ref.visible(o, p) for p in profiles):
+            continue
+        owner = o["owner"]
+        uncleared = sorted(t for t in ref.g_obj(o) if not ref.cleared(owner, t))
+        if not uncleared:
+            continue
+        names = {owner} | {ref.engine_user(owner, p) for p in profiles}
+        if any(o["name"] in s and any(n in s for n in names) for s in strings):
+            res.ok()
+        else:
+            res.fail(f"findings: no finding names DEFINER view {o['name']} and its owner {owner!r}, "
+                     f"who is not cleared for {uncleared}")
     none = [c["name"] for c in ref.snap["classifications"] if not c.get("clearance")]
     if none:
         if "no clearance" in text and all(n in text for n in none):
@@ -671,7 +699,7 @@ def _run_model(seed, opts, workdir, res):
     if out is None:
         return
     ref = Reference(snapshot, opts.now)
-    check_findings(ref, out, res)
+    check_findings(ref, [Profile(p) for p in config["profiles"]], out, res)
     for pi, raw in enumerate(config["profiles"]):
         prof = Profile(raw)
         rng = random.Random(seed * 31 + pi)

@@ -39,6 +39,7 @@ struct ObjectPolicy {
   QualifiedName engine_name;    ///< catalog renamed, lowercased for Trino
   ObjectKind kind = ObjectKind::Table;
   std::vector<std::string> columns;       ///< engine column names in snapshot order
+  std::vector<std::string> column_types;  ///< the snapshot's type of each column, same order
   std::vector<std::string> object_gates;  ///< engine-gated tags on the whole object (own + inherited), sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> column_gates;  ///< engine column -> gated tags
   std::vector<UserAccess> access;  ///< users holding any grant on it, by user index

@@ -101,9 +101,17 @@ RulesDocument render_rules(const PolicySet& ps) {
   tables.push_back({{"privileges", json::array()}});
   doc.table_rules = tables.size();
 
+  // Catalogs are open only to users the snapshot knows; anyone else sees none.
   json catalogs = json::array();
-  if (!ps.catalogs.empty()) catalogs.push_back({{"catalog", exact_alternation(ps.catalogs)}, {"allow", "all"}});
-  catalogs.push_back({{"catalog", "^system$"}, {"allow", "read-only"}});
+  std::vector<std::string> known;
+  for (const auto& u : ps.users) known.push_back(u.engine_name);
+  if (!known.empty()) {
+    const std::string users = exact_alternation(known);
+    if (!ps.catalogs.empty()) {
+      catalogs.push_back({{"user", users}, {"catalog", exact_alternation(ps.catalogs)}, {"allow", "all"}});
+    }
+    catalogs.push_back({{"user", users}, {"catalog", "^system$"}, {"allow", "read-only"}});
+  }
   catalogs.push_back({{"allow", "none"}});
   doc.text = serialize(fixed_sections(std::move(catalogs), std::move(tables)));
   return doc;
