@@ -324,7 +324,7 @@ class HarnessTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             env = dict(os.environ, FAKE_TAGWARDEN_BUG="group_roles_count")
             fakes = os.path.join(HERE, "fakes")
-            cmd = [sys.executable, os.path.join(HERE, "run_differential.py"), "--models", "4", "--seed", "3",
+            cmd = [sys.executable, os.path.join(HERE, "run_differential.py"), "--models", "8", "--seed", "3",
                    "--tagwarden", os.path.join(fakes, "fake_tagwarden.py"),
                    "--oracle", os.path.join(fakes, "fake_oracle.py"), "--keep", d]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
