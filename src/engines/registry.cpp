@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include "tagwarden/engines/starrocks/artifact.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace tw {
@@ -27,8 +28,13 @@ RenderResult render_artifact(const PolicySet& ps) {
       a.sha256 = sha256_hex(a.bytes);
       return {std::move(a), {}};
     }
-    case Engine::StarRocks:
-      return {std::nullopt, "StarRocks statements are not rendered by this build yet; the profile is not published"};
+    case Engine::StarRocks: {
+      auto plan = starrocks::render_artifact(ps);
+      if (!plan.error.empty()) return {std::nullopt, plan.error};
+      Artifact a{"plan.sql", "application/sql", std::move(plan.text), plan.statements, {}};
+      a.sha256 = sha256_hex(a.bytes);
+      return {std::move(a), {}};
+    }
   }
   return {std::nullopt, "unknown engine"};
 }

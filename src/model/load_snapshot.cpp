@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "load_policies.h"
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/entry_reader.h"
 #include "tagwarden/model/load.h"
@@ -489,14 +490,7 @@ class SnapshotValidator {
   void read_policies(EntryReader& top, Snapshot& s) {
     const nlohmann::json* list = top.array("policies", false);
     if (!list) return;
-    // Access policies (MODEL.md section 4) are compiled by a later stage of the
-    // project. Ignoring one would silently widen access, so refuse instead.
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      errors_.push_back({index_path("policies", i),
-                         "access policies (masks, row filters, deny) are not compiled by this build; the snapshot is "
-                         "refused rather than enforced without them"});
-    }
-    s.policies = *list;
+    s.policies = tw::read_policies(*list, PolicyReferences{roles_, users_, tags_, s.objects}, errors_);
   }
 
   std::vector<ValidationError>& errors_;

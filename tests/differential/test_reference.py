@@ -3,7 +3,6 @@
 Run: python3 -m unittest discover -s tests/differential -p 'test_*.py'
 """
 
-import copy
 import json
 import os
 import subprocess
@@ -314,6 +313,11 @@ class HarnessTests(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
         last = r.stdout.strip().splitlines()[-1]
         self.assertRegex(last, r"^differential: [1-9][0-9]* passed, 0 failed$")
+
+    def test_one_oracle_per_rules_file_agrees_too(self):
+        r = self.run_diff("--oracle-mode", "file")
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+        self.assertRegex(r.stdout.strip().splitlines()[-1], r"^differential: [1-9][0-9]* passed, 0 failed$")
 
     def test_self_check_detects_mutations(self):
         r = self.run_diff("--self-check")

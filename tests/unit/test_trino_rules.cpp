@@ -110,14 +110,19 @@ TEST_CASE("rules are never empty and every section we rely on ends in a deny", "
     const json j = parse_rules(doc);
     check_terminators(j);
     CHECK(doc.object_rules == 0);
-    CHECK(j["catalogs"] == json::parse(R"([{"catalog":"^system$","allow":"read-only"},{"allow":"none"}])"));
+    // No users: no catalog is open to anybody.
+    CHECK(j["catalogs"] == json::parse(R"([{"allow":"none"}])"));
     CHECK(j["impersonation"] == json::array());
     CHECK(j["system_information"] == json::array());
   }
   SECTION("a small PolicySet") {
     const json j = parse_rules(render_rules(small_policy_set()));
     check_terminators(j);
-    CHECK(j["catalogs"][0] == json{{"catalog", "^(?:c)$"}, {"allow", "all"}});
+    // Catalogs are open only to the snapshot's users.
+    CHECK(j["catalogs"] == json::parse(R"([
+      {"user": "^(?:none|steward)$", "catalog": "^(?:c)$", "allow": "all"},
+      {"user": "^(?:none|steward)$", "catalog": "^system$", "allow": "read-only"},
+      {"allow": "none"}])"));
   }
   SECTION("the demo") {
     tw::SnapshotLoad s = tw::load_snapshot_file(TAGWARDEN_SOURCE_DIR "/examples/demo/snapshot.yaml");
@@ -188,6 +193,8 @@ TEST_CASE("a gated object gets its per-class rules, then a catch-all deny, befor
   CHECK(evaluate(j, "none", {"d", "s", "t"}).privileges.empty());
   CHECK(catalog_access(j, "none", "c") == "all");
   CHECK(catalog_access(j, "none", "d") == "none");
+  CHECK(catalog_access(j, "intruder", "c") == "none");
+  CHECK(catalog_access(j, "none", "system") == "read-only");
 }
 
 TEST_CASE("50 users with identical access on a gated table share one rule", "[trino]") {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tagwarden/model/policy.h"
 #include "tagwarden/model/privilege.h"
 #include "tagwarden/model/timestamp.h"
 
@@ -113,7 +114,7 @@ struct Snapshot {
   std::vector<Classification> classifications;
   std::vector<Object> objects;
   std::vector<Grant> grants;
-  nlohmann::json policies = nlohmann::json::array();
+  std::vector<Policy> policies;
 };
 
 const char* to_string(ObjectKind kind);

@@ -1,0 +1,22 @@
+#pragma once
+// The StarRocks artifact of a compile: the plan for an empty server, made
+// without a server (StarRocks dialect, no masking policies, so gated columns
+// coarsen), as a SQL script. `tagwarden plan --dsn` shows the plan against a
+// live server instead.
+
+#include <string>
+
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw::starrocks {
+
+struct ArtifactText {
+  std::string text;            ///< the SQL script, translation findings as comments at the top
+  std::size_t statements = 0;  ///< statements, SET CATALOG not counted
+  std::string error;           ///< set when the PolicySet cannot be rendered
+};
+
+/// Pure; the same PolicySet gives the same bytes.
+ArtifactText render_artifact(const PolicySet& ps);
+
+}  // namespace tw::starrocks

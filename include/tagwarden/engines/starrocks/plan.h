@@ -1,0 +1,153 @@
+#pragma once
+// PolicySet -> the state tagwarden owns on a StarRocks server (roles named
+// tw_*, their grants and members, its masking policies), and the ordered
+// statements that take a server's live state to it.
+//
+// A renderer decides nothing: who may do what comes from the PolicySet. What
+// this stage adds is the translation (privilege mapping, compact roles, masks
+// or coarsening where a server cannot mask) and the ordering of statements
+// (tighten before widen), both pure functions of their inputs.
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tagwarden/compile/finding.h"
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw::starrocks {
+
+/// The SQL spoken to the server. StarRocks for real StarRocks; MySQL for
+/// MySQL/MariaDB (CREATE ROLE, GRANT priv ON db.t TO role), used by the tests
+/// where StarRocks cannot run. Only the statement builders and the live-state
+/// readers differ.
+enum class Dialect { StarRocks, MySQL };
+const char* to_string(Dialect d);
+std::optional<Dialect> parse_dialect(std::string_view text);
+
+/// The engine catalog that is StarRocks' internal catalog; every other catalog is external.
+inline constexpr std::string_view kInternalCatalog = "default_catalog";
+/// The host part of every user identity tagwarden grants to: 'user'@'%'.
+inline constexpr std::string_view kUserHost = "%";
+
+/// What the server can do, probed when connecting; a plan made without a server assumes nothing.
+struct Capabilities {
+  bool masking_policies = false;  ///< CREATE MASKING POLICY / SET MASKING POLICY are implemented
+  auto operator<=>(const Capabilities&) const = default;
+};
+
+/// What a grant is on. Catalog: USAGE on an external catalog; Database: CREATE ... ON DATABASE.
+struct Securable {
+  enum class Kind { Catalog, Database, Table, View, MaterializedView };
+  Kind kind = Kind::Table;
+  std::string catalog;   ///< engine catalog
+  std::string database;  ///< empty for Catalog
+  std::string name;      ///< empty for Catalog and Database
+  auto operator<=>(const Securable&) const = default;
+  /// catalog.database.name (as many parts as it has), for messages.
+  std::string str() const;
+};
+
+/// One column masking policy: the real value for the cleared users, NULL for everyone else.
+struct MaskPolicy {
+  std::string name;                  ///< policy name, created in the object's database
+  Securable object;                  ///< Table, View or MaterializedView
+  std::string column;                ///< engine column name
+  std::string type;                  ///< SQL type of the column (and of the policy's argument and result)
+  std::vector<std::string> cleared;  ///< engine user names, sorted
+  bool operator==(const MaskPolicy&) const = default;
+};
+
+using ColumnRef = std::pair<Securable, std::string>;
+
+/// The part of a server tagwarden owns; desired (from a Plan) or live (read from a server).
+struct OwnedState {
+  struct Role {
+    std::map<Securable, std::set<std::string>> grants;  ///< engine privilege names per securable
+    std::set<std::string> members;                      ///< engine user names
+    bool operator==(const Role&) const = default;
+  };
+  std::map<std::string, Role> roles;             ///< by role name (all start with the plan's prefix)
+  std::map<std::string, MaskPolicy> masks;       ///< by policy name; live entries know name and object only
+  std::map<ColumnRef, std::string> attachments;  ///< column -> the owned policy attached to it
+  bool operator==(const OwnedState&) const = default;
+};
+
+/// Everything needed to converge one server to one profile's PolicySet.
+struct Plan {
+  std::string profile;
+  Dialect dialect = Dialect::StarRocks;
+  Capabilities capabilities;
+  std::string prefix;  ///< every owned role and policy name starts with it: tw_<8 hex of the profile>_
+  OwnedState desired;
+  /// What each engine user should hold on each listed object (engine privilege names); drift is judged against it.
+  std::map<std::string, std::map<Securable, std::set<std::string>>> intended;
+  /// Why a user holds less than granted on an object, for drift messages.
+  std::map<std::pair<std::string, Securable>, std::string> withheld;
+  std::vector<Finding> findings;  ///< coarsening and other translation warnings
+};
+
+struct PlanOptions {
+  Dialect dialect = Dialect::StarRocks;
+  Capabilities capabilities;  ///< default: no masking policies, so gated columns coarsen
+};
+
+struct PlanRender {
+  std::optional<Plan> plan;  ///< absent when errors is non-empty
+  std::vector<std::string> errors;
+};
+
+/// Translates; decides nothing. Pure: the same PolicySet and options give the same Plan.
+PlanRender render_plan(const PolicySet& ps, const PlanOptions& options = {});
+
+/// The owned-name prefix of a profile: tw_ + 8 hex digits of its name + _.
+std::string owner_prefix(std::string_view profile);
+
+enum class Phase { Prepare, Tighten, Widen, Cleanup };
+const char* to_string(Phase p);
+
+/// One statement of a plan. Statements run in vector order; catalog is the
+/// catalog the session must be in (empty: any), which the runner switches to
+/// with SET CATALOG (StarRocks) before running it.
+struct Statement {
+  Phase phase = Phase::Prepare;
+  std::string catalog;
+  std::string sql;  ///< without trailing semicolon
+  bool operator==(const Statement&) const = default;
+};
+
+/// What was read from a server besides the owned state.
+struct LiveState {
+  OwnedState owned;
+  std::optional<std::set<std::string>> users;  ///< engine users that exist (host %); nullopt = unknown, assume all
+  std::set<ColumnRef> foreign_masks;           ///< columns carrying a masking policy tagwarden does not own
+};
+
+/// The ordered statements taking `live` to plan.desired: empty when they agree.
+/// Order: prepare (create roles and policies), tighten (attach masks, drop
+/// roles, revoke memberships and privileges), widen (grant privileges, then
+/// memberships, unset masks), cleanup (drop unattached policies). Every prefix
+/// of the list leaves each user with at most what the old or the new state
+/// allows. Memberships of users missing from live.users are left out (and
+/// reported by diff_findings).
+std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live);
+
+/// Findings about the diff itself: users that do not exist, columns whose mask tagwarden may not replace.
+std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live);
+
+/// The statements as a SQL script: phase comments, SET CATALOG where the
+/// catalog changes (StarRocks), one statement per line ending in ';'.
+/// header_comments are emitted first as '-- ' lines.
+std::string statements_text(const Plan& plan, const std::vector<Statement>& statements,
+                            const std::vector<std::string>& header_comments = {});
+
+nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements);
+
+/// The catalog switch to run before `s` when the session is in `current` (nullopt: none needed).
+std::optional<std::string> catalog_switch(Dialect dialect, const std::string& current, const Statement& s);
+
+}  // namespace tw::starrocks

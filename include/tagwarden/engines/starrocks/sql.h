@@ -1,0 +1,54 @@
+#pragma once
+// The dialect seam: every piece of SQL text tagwarden sends to StarRocks or
+// MySQL/MariaDB is built here, and every name enters it quoted: identifiers
+// in backticks (backticks doubled), user names as string literals (' and \
+// escaped). No name from a snapshot reaches SQL any other way.
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tagwarden/engines/starrocks/plan.h"
+
+namespace tw::starrocks::sql {
+
+/// `name` with backticks doubled. Throws std::invalid_argument for a NUL byte (no engine can quote it).
+std::string ident(std::string_view name);
+
+/// 'text' with ' doubled and \ escaped (and NUL as \0). For MySQL the session runs without NO_BACKSLASH_ESCAPES.
+std::string literal(std::string_view text);
+
+/// 'user'@'%'.
+std::string user_identity(std::string_view user);
+
+/// A database name in a MySQL database-level grant (ON `db`.*), where _ and % are wildcards: both escaped with \.
+std::string mysql_db_pattern(std::string_view database);
+
+/// The privilege names of one securable kind, in the order statements list them.
+std::vector<std::string> ordered(const std::set<std::string>& privileges);
+
+/// Statement builders (no trailing semicolon).
+std::string create_role(Dialect d, std::string_view role);
+std::string drop_role(Dialect d, std::string_view role);
+std::string grant_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,
+                             std::string_view role);
+std::string revoke_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,
+                              std::string_view role);
+std::string grant_role(Dialect d, std::string_view role, std::string_view user);
+std::string revoke_role(Dialect d, std::string_view role, std::string_view user);
+std::string set_catalog(std::string_view catalog);
+
+/// StarRocks only: masking policies.
+std::string create_mask(const MaskPolicy& m);
+std::string drop_mask(const Securable& object, std::string_view policy);
+std::string set_mask(const ColumnRef& column, std::string_view policy);
+std::string unset_mask(const ColumnRef& column);
+
+/// The SQL type a snapshot column type renders to in a masking policy, or "" when it cannot be rendered safely.
+std::string mask_type(std::string_view snapshot_type);
+
+/// The body of a mask: the column's value for the cleared users, a typed NULL for everyone else.
+std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared);
+
+}  // namespace tw::starrocks::sql

@@ -1,0 +1,48 @@
+#pragma once
+// Access policies (MODEL.md section 4) as validated values. Conditions stay
+// JSON: their meaning is decided per principal at compile time, where anything
+// that cannot be satisfied fails closed to no rows.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tw {
+
+enum class PolicyType { ColumnMask, RowFilter, Deny };
+enum class MaskKind { Partial = 1, Hash = 2, Full = 3, Null = 4 };  ///< higher = stricter
+
+const char* to_string(PolicyType t);
+const char* to_string(MaskKind m);
+
+struct PolicyScope {
+  enum class Kind { Object, Column, Tag, Domain, LevelAtLeast };
+  Kind kind = Kind::Object;
+  std::string name;  ///< object c.s.t, column c.s.t.col, tag, or domain path
+  int level = 0;     ///< LevelAtLeast only
+  bool operator==(const PolicyScope&) const = default;
+};
+
+struct PrincipalSet {
+  std::vector<std::string> roles;
+  std::vector<std::string> users;
+  bool empty() const { return roles.empty() && users.empty(); }
+  bool operator==(const PrincipalSet&) const = default;
+};
+
+struct Policy {
+  std::string name;
+  bool enabled = true;
+  PolicyType type = PolicyType::ColumnMask;
+  MaskKind mask = MaskKind::Full;
+  int visible_chars = 0;       ///< partial only, 1-8
+  PolicyScope scope;
+  PrincipalSet applies_to;     ///< empty = everyone
+  PrincipalSet exempt;
+  nlohmann::json condition;    ///< row_filter only
+  bool operator==(const Policy&) const = default;
+};
+
+}  // namespace tw

@@ -1,0 +1,191 @@
+// Live owned state + Plan -> the ordered statements between them. Tighten
+// before widen: while the tighten statements run, every user holds a subset
+// of what they held before; once they are done every user holds a subset of
+// both states, and the widen statements only add what the new state allows.
+
+#include <algorithm>
+
+#include "tagwarden/engines/starrocks/plan.h"
+#include "tagwarden/engines/starrocks/sql.h"
+#include "tagwarden/util/text.h"
+
+namespace tw::starrocks {
+namespace {
+
+std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+
+// Fewer SET CATALOG switches: group by catalog, keeping the order inside each.
+void group_by_catalog(std::vector<Statement>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const Statement& a, const Statement& b) { return a.catalog < b.catalog; });
+}
+
+bool user_exists(const LiveState& live, const std::string& user) { return !live.users || live.users->count(user); }
+
+// A comment line never ends early: control characters from names are written as \xNN.
+std::string comment(std::string_view text) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "-- ";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
+std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) {
+  const Dialect d = plan.dialect;
+  const OwnedState& want = plan.desired;
+  const OwnedState& have = live.owned;
+  auto catalog_of = [&](const Securable& s) {
+    return d == Dialect::StarRocks && s.kind != Securable::Kind::Catalog ? s.catalog : std::string();
+  };
+  static const OwnedState::Role kNoRole;
+  auto live_role = [&](const std::string& name) -> const OwnedState::Role& {
+    auto it = have.roles.find(name);
+    return it == have.roles.end() ? kNoRole : it->second;
+  };
+
+  std::vector<Statement> prepare, tighten_masks, tighten, widen_grants, widen_members, widen_masks, cleanup;
+  for (const auto& [name, role] : want.roles) {
+    if (!have.roles.count(name)) prepare.push_back({Phase::Prepare, "", sql::create_role(d, name)});
+  }
+  for (const auto& [name, m] : want.masks) {
+    if (!have.masks.count(name)) prepare.push_back({Phase::Prepare, catalog_of(m.object), sql::create_mask(m)});
+  }
+  for (const auto& [column, name] : want.attachments) {
+    auto it = have.attachments.find(column);
+    if ((it == have.attachments.end() || it->second != name) && !live.foreign_masks.count(column)) {
+      tighten_masks.push_back({Phase::Tighten, catalog_of(column.first), sql::set_mask(column, name)});
+    }
+  }
+  for (const auto& [name, role] : have.roles) {
+    if (!want.roles.count(name)) tighten.push_back({Phase::Tighten, "", sql::drop_role(d, name)});
+  }
+  for (const auto& [name, role] : want.roles) {
+    auto it = have.roles.find(name);
+    if (it == have.roles.end()) continue;
+    for (const auto& user : it->second.members) {
+      if (!role.members.count(user)) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+    }
+    for (const auto& [on, privs] : it->second.grants) {
+      auto w = role.grants.find(on);
+      const auto extra = w == role.grants.end() ? privs : minus(privs, w->second);
+      if (!extra.empty()) tighten.push_back({Phase::Tighten, catalog_of(on), sql::revoke_privileges(d, extra, on, name)});
+    }
+  }
+  for (const auto& [name, role] : want.roles) {
+    const auto& current = live_role(name);
+    for (const auto& [on, privs] : role.grants) {
+      auto h = current.grants.find(on);
+      const auto missing = h == current.grants.end() ? privs : minus(privs, h->second);
+      if (!missing.empty()) {
+        widen_grants.push_back({Phase::Widen, catalog_of(on), sql::grant_privileges(d, missing, on, name)});
+      }
+    }
+    for (const auto& user : role.members) {
+      if (!current.members.count(user) && user_exists(live, user)) {
+        widen_members.push_back({Phase::Widen, "", sql::grant_role(d, name, user)});
+      }
+    }
+  }
+  for (const auto& [column, name] : have.attachments) {
+    if (!want.attachments.count(column)) {
+      widen_masks.push_back({Phase::Widen, catalog_of(column.first), sql::unset_mask(column)});
+    }
+  }
+  for (const auto& [name, m] : have.masks) {
+    if (!want.masks.count(name)) cleanup.push_back({Phase::Cleanup, catalog_of(m.object), sql::drop_mask(m.object, name)});
+  }
+  for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
+
+  std::vector<Statement> out;
+  for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_members, &widen_masks, &cleanup}) {
+    out.insert(out.end(), v->begin(), v->end());
+  }
+  return out;
+}
+
+std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
+  std::vector<Finding> out;
+  std::set<std::string> missing;
+  for (const auto& [name, role] : plan.desired.roles) {
+    for (const auto& u : role.members) {
+      if (!user_exists(live, u)) missing.insert(u);
+    }
+  }
+  if (!missing.empty()) {
+    std::vector<std::string> users(missing.begin(), missing.end());
+    out.push_back({Severity::Warning, "starrocks_user_missing",
+                   std::to_string(users.size()) + " engine user" + (users.size() == 1 ? "" : "s") + " (" +
+                       join_words(users) + ") do not exist on the server as '<user>'@'" + std::string(kUserHost) +
+                       "': their roles are not granted until they exist",
+                   plan.profile, users});
+  }
+  for (const auto& column : live.foreign_masks) {
+    if (!plan.desired.attachments.count(column)) continue;
+    out.push_back({Severity::Error, "starrocks_foreign_mask",
+                   "column " + column.first.str() + "." + column.second +
+                       " carries a masking policy tagwarden does not own: it is left in place and the gate's policy "
+                       "is not attached; remove the foreign policy so tagwarden can enforce the clearance",
+                   plan.profile, {column.first.str() + "." + column.second}});
+  }
+  return out;
+}
+
+std::optional<std::string> catalog_switch(Dialect dialect, const std::string& current, const Statement& s) {
+  if (dialect != Dialect::StarRocks || s.catalog.empty() || s.catalog == current) return std::nullopt;
+  return s.catalog;
+}
+
+std::string statements_text(const Plan& plan, const std::vector<Statement>& statements,
+                            const std::vector<std::string>& header_comments) {
+  std::string out;
+  for (const auto& h : header_comments) out += comment(h);
+  if (statements.empty()) {
+    return out + comment("nothing to do: the server already holds what profile " + plan.profile + " owns");
+  }
+  std::string catalog(kInternalCatalog);
+  std::optional<Phase> phase;
+  for (const auto& s : statements) {
+    if (phase != s.phase) {
+      out += std::string("-- ") + to_string(s.phase) + "\n";
+      phase = s.phase;
+    }
+    if (auto c = catalog_switch(plan.dialect, catalog, s)) {
+      out += sql::set_catalog(*c) + ";\n";
+      catalog = *c;
+    }
+    out += s.sql + ";\n";
+  }
+  return out;
+}
+
+nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& s : statements) {
+    nlohmann::json j = {{"phase", to_string(s.phase)}, {"sql", s.sql}};
+    if (!s.catalog.empty()) j["catalog"] = s.catalog;
+    list.push_back(std::move(j));
+  }
+  return {{"profile", plan.profile},
+          {"dialect", to_string(plan.dialect)},
+          {"masking_policies", plan.capabilities.masking_policies},
+          {"owner_prefix", plan.prefix},
+          {"roles", plan.desired.roles.size()},
+          {"masks", plan.desired.masks.size()},
+          {"statements", std::move(list)}};
+}
+
+}  // namespace tw::starrocks

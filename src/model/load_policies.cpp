@@ -1,0 +1,148 @@
+#include "load_policies.h"
+
+#include "tagwarden/util/text.h"
+
+namespace tw {
+
+const char* to_string(PolicyType t) {
+  switch (t) {
+    case PolicyType::ColumnMask: return "column_mask";
+    case PolicyType::RowFilter: return "row_filter";
+    case PolicyType::Deny: return "deny";
+  }
+  return "?";
+}
+
+const char* to_string(MaskKind m) {
+  switch (m) {
+    case MaskKind::Full: return "full";
+    case MaskKind::Partial: return "partial";
+    case MaskKind::Hash: return "hash";
+    case MaskKind::Null: return "null";
+  }
+  return "?";
+}
+
+namespace {
+
+PrincipalSet read_principals(EntryReader& e, const std::string& key, const PolicyReferences& refs) {
+  PrincipalSet out;
+  const nlohmann::json* m = e.mapping(key, false);
+  if (!m) return out;
+  EntryReader p(*m, e.path(key), e.errors(), {"roles", "users"});
+  out.roles = p.string_list("roles", "role");
+  out.users = p.string_list("users", "user");
+  for (std::size_t i = 0; i < out.roles.size(); ++i) {
+    if (!refs.roles.count(out.roles[i])) p.error(index_path(p.path("roles"), i), "unknown role " + quote(out.roles[i]));
+  }
+  for (std::size_t i = 0; i < out.users.size(); ++i) {
+    if (!refs.users.count(out.users[i])) p.error(index_path(p.path("users"), i), "unknown user " + quote(out.users[i]));
+  }
+  return out;
+}
+
+const Object* find_object(const PolicyReferences& refs, const std::string& name) {
+  for (const auto& o : refs.objects) {
+    if (o.name.str() == name) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Policy> read_policies(const nlohmann::json& list, const PolicyReferences& refs,
+                                  std::vector<ValidationError>& errors) {
+  std::vector<Policy> out;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    EntryReader e(list[i], index_path("policies", i), errors,
+                  {"name", "enabled", "type", "mask", "visible_chars", "scope", "applies_to", "exempt", "condition"});
+    if (!e.is_mapping()) continue;
+    const std::size_t before = errors.size();
+    Policy p;
+    if (auto name = e.string("name", true); name && check_name(*name, e.path("name"), "policy name", errors)) {
+      if (!names.insert(*name).second) e.error(e.path("name"), "duplicate policy " + quote(*name));
+      p.name = *name;
+    }
+    p.enabled = e.boolean("enabled").value_or(true);
+    const std::string type = e.string("type", true).value_or("");
+    if (type == "column_mask") {
+      p.type = PolicyType::ColumnMask;
+    } else if (type == "row_filter") {
+      p.type = PolicyType::RowFilter;
+    } else if (type == "deny") {
+      p.type = PolicyType::Deny;
+    } else if (!type.empty()) {
+      e.error(e.path("type"), "unknown policy type " + quote(type) + " (expected column_mask, row_filter or deny)");
+    }
+    if (p.type == PolicyType::ColumnMask && type == "column_mask") {
+      const std::string mask = e.string("mask", true).value_or("");
+      if (mask == "full") {
+        p.mask = MaskKind::Full;
+      } else if (mask == "partial") {
+        p.mask = MaskKind::Partial;
+      } else if (mask == "hash") {
+        p.mask = MaskKind::Hash;
+      } else if (mask == "null") {
+        p.mask = MaskKind::Null;
+      } else if (!mask.empty()) {
+        e.error(e.path("mask"), "unknown mask " + quote(mask) + " (expected full, partial, hash or null)");
+      }
+      auto visible = e.integer("visible_chars");
+      if (p.mask == MaskKind::Partial) {
+        if (!visible) {
+          e.error(e.path("visible_chars"), "is required for a partial mask (1-8)");
+        } else if (*visible < 1 || *visible > 8) {
+          e.error(e.path("visible_chars"), "must be between 1 and 8");
+        } else {
+          p.visible_chars = static_cast<int>(*visible);
+        }
+      } else if (visible) {
+        e.error(e.path("visible_chars"), "only partial masks have visible_chars");
+      }
+    } else {
+      if (e.has("mask")) e.error(e.path("mask"), "only column_mask policies have a mask");
+      if (e.has("visible_chars")) e.error(e.path("visible_chars"), "only partial masks have visible_chars");
+    }
+    if (p.type == PolicyType::RowFilter && type == "row_filter") {
+      if (const nlohmann::json* c = e.mapping("condition", true)) p.condition = *c;
+    } else if (e.has("condition")) {
+      e.error(e.path("condition"), "only row_filter policies have a condition");
+    }
+    if (const nlohmann::json* scope = e.mapping("scope", true)) {
+      EntryReader sc(*scope, e.path("scope"), errors, {"object", "column", "tag", "domain", "level_at_least"});
+      int kinds = 0;
+      for (const char* k : {"object", "column", "tag", "domain", "level_at_least"}) kinds += sc.has(k);
+      if (kinds != 1) {
+        sc.error(sc.path(), "give exactly one of object, column, tag, domain or level_at_least");
+      } else if (auto o = sc.string("object", false)) {
+        p.scope = {PolicyScope::Kind::Object, *o, 0};
+        if (!find_object(refs, *o)) sc.error(sc.path("object"), "unknown object " + quote(*o));
+      } else if (auto c = sc.string("column", false)) {
+        p.scope = {PolicyScope::Kind::Column, *c, 0};
+        const auto dot = c->rfind('.');
+        const Object* obj = dot == std::string::npos ? nullptr : find_object(refs, c->substr(0, dot));
+        bool found = false;
+        if (obj) {
+          for (const auto& col : obj->columns) found = found || col.name == c->substr(dot + 1);
+        }
+        if (!found) sc.error(sc.path("column"), "unknown column " + quote(*c) + " (catalog.schema.object.column)");
+        if (p.type == PolicyType::RowFilter) sc.error(sc.path("column"), "a row filter applies to an object, not a column");
+      } else if (auto t = sc.string("tag", false)) {
+        p.scope = {PolicyScope::Kind::Tag, *t, 0};
+        if (!refs.tags.count(*t)) sc.error(sc.path("tag"), "unknown classification " + quote(*t));
+      } else if (auto d = sc.string("domain", false)) {
+        p.scope = {PolicyScope::Kind::Domain, *d, 0};
+        check_name(*d, sc.path("domain"), "domain", errors);
+      } else if (auto l = sc.integer("level_at_least")) {
+        p.scope = {PolicyScope::Kind::LevelAtLeast, "", static_cast<int>(*l)};
+      }
+    }
+    p.applies_to = read_principals(e, "applies_to", refs);
+    p.exempt = read_principals(e, "exempt", refs);
+    if (errors.size() == before) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace tw
