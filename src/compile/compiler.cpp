@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -260,6 +261,13 @@ class ProfileCompiler {
         ua.reasons.push_back("columns " + join_words(ua.access.denied_columns) + " withheld: not cleared for " +
                              join_words(tags));
       }
+      if (!m_.snapshot->policies.empty()) {
+        const auto decisions = judge_policies(m_, op, u);
+        for (const auto& d : decisions) {
+          if (d.applies && d.unsatisfiable) unsatisfiable_[d.policy].insert(s_.users[u].name);
+        }
+        apply_policy_decisions(decisions, op, ua);
+      }
       op.access.push_back(std::move(ua));
     }
   }
@@ -320,6 +328,13 @@ class ProfileCompiler {
   }
 
   void report(const PolicySet& ps, ProfileCompile& out) {
+    for (const auto& [policy, users] : unsatisfiable_) {
+      out.findings.push_back({Severity::Warning, "row_filter_unsatisfiable",
+                              "row filter " + policy + " cannot be satisfied for " + std::to_string(users.size()) +
+                                  " users (a missing attribute, a wrong type, an unknown column or operator): they "
+                                  "see no rows; run explain for the reason",
+                              p_.name, std::vector<std::string>(users.begin(), users.end())});
+    }
     if (p_.engine == Engine::Trino && !ps.create_restricted.empty()) {
       std::vector<std::string> names;
       for (std::size_t u : ps.create_restricted) names.push_back(ps.users[u].engine_name);
@@ -376,6 +391,7 @@ class ProfileCompiler {
   std::map<std::string, std::string> catalog_names_;  // platform -> engine
   std::vector<EngineGrant> grants_;
   std::vector<bool> restricted_;
+  std::map<std::string, std::set<std::string>> unsatisfiable_;  // policy -> users for whom it means no rows
 };
 
 }  // namespace

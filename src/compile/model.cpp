@@ -1,5 +1,6 @@
 #include "tagwarden/compile/model.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace tw {
@@ -34,6 +35,14 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
     if (m->direct_roles[u].insert(a.role).second) m->role_holders[a.role].push_back(u);
   }
   for (auto& [role, holders] : m->role_holders) std::sort(holders.begin(), holders.end());
+  m->any_roles = m->direct_roles;
+  for (const auto& a : s.role_assignments) {
+    if (!a.group || !unexpired(a, m->now)) continue;
+    for (std::size_t u = 0; u < s.users.size(); ++u) {
+      const auto& g = s.users[u].groups;
+      if (std::find(g.begin(), g.end(), *a.group) != g.end()) m->any_roles[u].insert(a.role);
+    }
+  }
 
   m->engine_gated.resize(s.classifications.size());
   for (std::size_t t = 0; t < s.classifications.size(); ++t) {

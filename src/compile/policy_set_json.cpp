@@ -4,6 +4,20 @@
 
 namespace tw {
 
+namespace {
+
+nlohmann::json masks_json(const std::vector<ColumnMask>& masks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : masks) {
+    nlohmann::json j = {{"column", m.column}, {"mask", to_string(m.kind)}, {"type", m.type}};
+    if (m.kind == MaskKind::Partial) j["visible_chars"] = m.visible_chars;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const PolicySet& ps) {
   using nlohmann::json;
   json users = json::array();
@@ -21,13 +35,18 @@ nlohmann::json to_json(const PolicySet& ps) {
                 {"granted", ua.granted.names()},
                 {"privileges", ua.access.privileges.names()}};
       if (!ua.access.denied_columns.empty()) d["denied_columns"] = ua.access.denied_columns;
+      if (!ua.access.masks.empty()) d["masks"] = masks_json(ua.access.masks);
+      if (!ua.access.row_filter.empty()) d["row_filter"] = nlohmann::json::parse(ua.access.row_filter);
       if (!ua.reasons.empty()) d["reasons"] = ua.reasons;
       decisions.push_back(std::move(d));
     }
     json access = json::array();
     for (auto& [a, names] : classes) {
       std::sort(names.begin(), names.end());
-      access.push_back({{"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}});
+      nlohmann::json cls = {{"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}};
+      if (!a.masks.empty()) cls["masks"] = masks_json(a.masks);
+      if (!a.row_filter.empty()) cls["row_filter"] = nlohmann::json::parse(a.row_filter);
+      access.push_back(std::move(cls));
     }
     json column_gates = json::object();
     for (const auto& [col, tags] : op.column_gates) column_gates[col] = tags;

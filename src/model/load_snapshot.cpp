@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "load_policies.h"
@@ -328,6 +329,11 @@ class SnapshotValidator {
           }
           col.name = *cname;
           col.type = ce.string("type", false).value_or("varchar");
+          // Types reach engine SQL (typed NULL masks), so only type-shaped text is accepted.
+          static const std::regex kType(R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)");
+          if (col.type.size() > 64 || !std::regex_match(col.type, kType)) {
+            ce.error(ce.path("type"), "column type " + quote(col.type) + " is not a type name (e.g. varchar, decimal(10,2))");
+          }
           col.tags = read_tags(ce, "tags");
           o.columns.push_back(std::move(col));
         }

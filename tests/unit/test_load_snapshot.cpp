@@ -208,7 +208,7 @@ TEST_CASE("the valid example parses, in JSON and in YAML, to equal snapshots", "
   CHECK(s.grants[1].principal.kind == tw::Principal::Kind::User);
   CHECK(s.grants[1].privileges.names() == Names{"SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"});
   CHECK(s.grants[2].object.str() == "*.*.*");
-  CHECK(s.policies == nlohmann::json::array());
+  CHECK(s.policies.empty());
 }
 
 TEST_CASE("the head used by the error tests is itself valid", "[load]") {
@@ -531,15 +531,44 @@ grants:
   CHECK(r.errors[1].message == R"(unknown classification "PIII")");
 }
 
-TEST_CASE("a non-empty policies list is refused until policies are compiled", "[load]") {
-  const std::string text = kHead + kObjects + R"(policies:
-  - {name: mask_pii, type: column_mask, mask: full, scope: {tag: PII}}
+// MODEL.md §4 policies were refused by the loader while no stage compiled them
+// ("refused rather than enforced without them"). Since 3f222eb the loader
+// validates and accepts them; whatever stage compiles them, a policy must never
+// be silently ignored: a deny policy either refuses the snapshot, fails the
+// profile, or takes the access away ("deny wins").
+TEST_CASE("a non-empty policies list is never silently ignored", "[load][policies]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: alice}]
+objects:
+  - {name: c.s.t, columns: [{name: id}]}
+grants:
+  - {principal: {user: alice}, object: c.s.t, privileges: [SELECT]}
+policies:
+  - {name: deny_t, type: deny, scope: {object: c.s.t}}
 )";
-  CHECK(only_error(text) ==
-        "policies[0]: access policies (masks, row filters, deny) are not compiled by this build; the snapshot is "
-        "refused rather than enforced without them");
+  tw::SnapshotLoad r = tw::parse_snapshot(text);
+  if (!r.snapshot) {
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].path == "policies[0]");
+    return;
+  }
+  auto m = tw::build_model(std::make_shared<const tw::Snapshot>(std::move(*r.snapshot)), std::nullopt);
+  tw::ProfileCompile pc = tw::compile_profile(*m, twtest::trino_profile({"c"}));
+  if (!pc.policy_set) {
+    CHECK_FALSE(pc.errors.empty());
+    return;
+  }
+  const tw::ObjectPolicy& op = twtest::object(*pc.policy_set, "c.s.t");
+  INFO("the deny policy was accepted and compiled, but alice keeps: " << Catch::Detail::stringify(twtest::privs(op, 0)));
+  const tw::UserAccess* ua = twtest::find_access(op, 0);
+  const bool alice_selects = ua != nullptr && ua->access.privileges.has(tw::Privilege::Select);
+  CHECK_FALSE(alice_selects);
+}
+
+TEST_CASE("an empty policies list is accepted", "[load]") {
   auto empty = must_parse(kHead + kObjects + "policies: []\n");
-  CHECK(empty->policies == nlohmann::json::array());
+  CHECK(empty->policies.empty());
 }
 
 TEST_CASE("only version 1 is read", "[load]") {

@@ -10,6 +10,7 @@
 
 #include "tagwarden/compile/finding.h"
 #include "tagwarden/config/profile.h"
+#include "tagwarden/model/policy.h"
 #include "tagwarden/model/snapshot.h"
 
 namespace tw {
@@ -19,10 +20,23 @@ struct EngineUser {
   std::string engine_name;
 };
 
+/// The strictest mask that applies to one column for one principal.
+struct ColumnMask {
+  std::string column;       ///< engine column name
+  MaskKind kind = MaskKind::Full;
+  int visible_chars = 0;    ///< partial only
+  std::string type;         ///< the column's type, for typed expressions
+  auto operator<=>(const ColumnMask&) const = default;
+};
+
 /// What one principal may do on one object.
 struct Access {
   PrivilegeSet privileges;
   std::vector<std::string> denied_columns;  ///< engine column names, sorted; empty unless SELECT is held
+  std::vector<ColumnMask> masks;            ///< by column; never on a denied column; empty unless SELECT
+  /// Resolved row filter as canonical JSON (engine-neutral condition with the
+  /// principal's values bound as literals; {"false":true} = no rows); empty = no filter.
+  std::string row_filter;
   auto operator<=>(const Access&) const = default;
 };
 

@@ -141,7 +141,8 @@ class MysqlConnection final : public Connection {
       c_.reset(driver->connect(o));
     } catch (const sql::SQLException& e) {
       SqlError err = convert(e, "cannot connect to " + s_.describe());
-      throw SqlError(err.what(), err.code(), true);
+      const bool refused = err.code() == 1044 || err.code() == 1045 || err.code() == 1698;  // access denied
+      throw SqlError(err.what(), err.code(), !refused);
     }
     if (d_ == Dialect::MySQL) {
       // sql::literal escapes backslashes, which needs backslash escapes on.

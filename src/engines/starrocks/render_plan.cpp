@@ -122,7 +122,13 @@ class Renderer {
   Renderer(const PolicySet& ps, Plan& plan) : ps_(ps), plan_(plan), d_(plan.dialect) {}
 
   void run() {
-    for (const auto& op : ps_.objects) object(op);
+    for (const auto& u : ps_.users) plan_.users.push_back(u.engine_name);
+    std::sort(plan_.users.begin(), plan_.users.end());
+    for (const auto& op : ps_.objects) {
+      plan_.objects.push_back(object_securable(op, d_));
+      object(op);
+    }
+    std::sort(plan_.objects.begin(), plan_.objects.end());
     creation();
     catalog_usage();
     roles();

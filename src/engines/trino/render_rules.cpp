@@ -1,5 +1,6 @@
 #include <map>
 
+#include "expressions.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace tw::trino {
@@ -8,18 +9,23 @@ namespace {
 using nlohmann::json;
 
 json table_rule(const std::vector<std::string>& users, const QualifiedName& name, PrivilegeSet privileges,
-                const std::vector<std::string>& denied_columns) {
+                const std::vector<std::string>& denied_columns, const std::vector<ColumnMask>& masks = {},
+                const std::string& row_filter = {}) {
   json rule = json::object();
   if (!users.empty()) rule["user"] = exact_alternation(users);
   rule["catalog"] = "^" + regex_literal(name.catalog) + "$";
   if (name.schema != "*") rule["schema"] = "^" + regex_literal(name.schema) + "$";
   if (name.table != "*") rule["table"] = "^" + regex_literal(name.table) + "$";
   rule["privileges"] = privileges.names();
-  if (!denied_columns.empty()) {
+  std::map<std::string, json> columns;
+  for (const auto& c : denied_columns) columns[c] = {{"name", c}, {"allow", false}};
+  for (const auto& m : masks) columns[m.column] = {{"name", m.column}, {"mask", mask_expression(m)}};
+  if (!columns.empty()) {
     json cols = json::array();
-    for (const auto& c : denied_columns) cols.push_back({{"name", c}, {"allow", false}});
+    for (auto& [name, c] : columns) cols.push_back(std::move(c));
     rule["columns"] = cols;
   }
+  if (!row_filter.empty()) rule["filter"] = filter_expression(row_filter);
   return rule;
 }
 
@@ -28,7 +34,7 @@ json table_rule(const std::vector<std::string>& users, const QualifiedName& name
 bool covered_by_broad_rules(const PolicySet& ps, const ObjectPolicy& op) {
   std::map<std::size_t, PrivilegeSet> intent;
   for (const auto& ua : op.access) {
-    if (!ua.access.denied_columns.empty()) return false;
+    if (!ua.access.denied_columns.empty() || !ua.access.masks.empty() || !ua.access.row_filter.empty()) return false;
     if (!ua.access.privileges.empty()) intent[ua.user] = ua.access.privileges;
   }
   std::map<std::size_t, PrivilegeSet> broad;
@@ -84,7 +90,8 @@ RulesDocument render_rules(const PolicySet& ps) {
       if (!ua.access.privileges.empty()) classes[ua.access].push_back(ps.users[ua.user].engine_name);
     }
     for (const auto& [access, users] : classes) {
-      tables.push_back(table_rule(users, op.engine_name, access.privileges, access.denied_columns));
+      tables.push_back(
+          table_rule(users, op.engine_name, access.privileges, access.denied_columns, access.masks, access.row_filter));
       ++doc.object_rules;
     }
     tables.push_back(table_rule({}, op.engine_name, {}, {}));  // everyone else: nothing

@@ -84,6 +84,8 @@ struct Plan {
   Capabilities capabilities;
   std::string prefix;  ///< every owned role and policy name starts with it: tw_<8 hex of the profile>_
   OwnedState desired;
+  std::vector<std::string> users;  ///< every engine user of the PolicySet, sorted
+  std::vector<Securable> objects;  ///< the listed objects, sorted
   /// What each engine user should hold on each listed object (engine privilege names); drift is judged against it.
   std::map<std::string, std::map<Securable, std::set<std::string>>> intended;
   /// Why a user holds less than granted on an object, for drift messages.

@@ -1,8 +1,8 @@
 #pragma once
 // The dialect seam: every piece of SQL text tagwarden sends to StarRocks or
 // MySQL/MariaDB is built here, and every name enters it quoted: identifiers
-// in backticks (backticks doubled), user names as string literals (' and \
-// escaped). No name from a snapshot reaches SQL any other way.
+// in backticks (backticks doubled), user names as string literals (quote and
+// backslash escaped). No name from a snapshot reaches SQL any other way.
 
 #include <set>
 #include <string>

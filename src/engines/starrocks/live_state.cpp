@@ -1,0 +1,479 @@
+// Reading what a server holds: owned roles, grants, members and masks, the
+// users that exist, and foreign grants for drift. One reader per dialect.
+
+#include "tagwarden/engines/starrocks/live_state.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <regex>
+
+#include "tagwarden/engines/starrocks/sql.h"
+#include "tagwarden/util/text.h"
+
+namespace tw::starrocks {
+namespace {
+
+std::string cell(const Row& r, std::size_t i) { return i < r.size() && r[i] ? *r[i] : std::string(); }
+bool is_null(const Row& r, std::size_t i) { return i >= r.size() || !r[i]; }
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// "Select,Insert" (MySQL SET) or "SELECT, ALTER" (StarRocks) -> {"SELECT", "INSERT"}.
+std::set<std::string> privilege_set(std::string_view list) {
+  std::set<std::string> out;
+  while (!list.empty()) {
+    auto comma = list.find(',');
+    std::string p = upper(trim(list.substr(0, comma)));
+    if (!p.empty()) out.insert(p);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// A MySQL database-level grant's Db column: \x is a literal x.
+std::string mysql_unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) ++i;
+    out += s[i];
+  }
+  return out;
+}
+
+// MySQL LIKE semantics of a database-level grant: % any run, _ one character, \x literal x.
+bool like_match(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern[0] == '%') {
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (like_match(pattern.substr(1), text.substr(i))) return true;
+    }
+    return false;
+  }
+  if (text.empty()) return false;
+  if (pattern[0] == '\\' && pattern.size() > 1) {
+    return pattern[1] == text[0] && like_match(pattern.substr(2), text.substr(1));
+  }
+  return (pattern[0] == '_' || pattern[0] == text[0]) && like_match(pattern.substr(1), text.substr(1));
+}
+
+std::string privilege_list(const std::set<std::string>& privileges) {
+  std::string out;
+  for (const auto& p : sql::ordered(privileges)) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+class OwnedSink {
+ public:
+  OwnedSink(const Plan& plan, LiveRead& out) : plan_(plan), out_(out) {}
+  bool owned(const std::string& role) const { return starts_with(role, plan_.prefix); }
+  void role(const std::string& name) { out_.state.owned.roles[name]; }
+  void member(const std::string& role, const std::string& user) { out_.state.owned.roles[role].members.insert(user); }
+  void grant(const std::string& role, const Securable& on, const std::set<std::string>& privs) {
+    auto& g = out_.state.owned.roles[role].grants[on];
+    g.insert(privs.begin(), privs.end());
+  }
+
+ private:
+  const Plan& plan_;
+  LiveRead& out_;
+};
+
+// A grant held by a grantee (user or role) that tagwarden does not own.
+struct HeldGrant {
+  Securable on;
+  bool pattern = false;
+  std::set<std::string> privileges;
+  std::string grant;  // with {grantee} for the grantee
+};
+
+void add_foreign(LiveRead& out, const std::map<std::string, std::vector<HeldGrant>>& direct,
+                 const std::map<std::string, std::vector<HeldGrant>>& by_role,
+                 const std::map<std::string, std::set<std::string>>& user_roles, Dialect d,
+                 const std::function<bool(const std::string&)>& owned) {
+  auto render = [](const std::string& tmpl, const std::string& grantee) {
+    std::string s = tmpl;
+    auto at = s.find("{grantee}");
+    if (at != std::string::npos) s.replace(at, 9, grantee);
+    return s;
+  };
+  for (const auto& [user, grants] : direct) {
+    for (const auto& g : grants) {
+      out.foreign.push_back({user, "", g.on, g.pattern, g.privileges,
+                             render(g.grant, (d == Dialect::StarRocks ? "USER " : "") + sql::user_identity(user))});
+    }
+  }
+  for (const auto& [user, roles] : user_roles) {
+    for (const auto& role : roles) {
+      if (owned(role)) continue;
+      auto it = by_role.find(role);
+      if (it == by_role.end()) continue;
+      for (const auto& g : it->second) {
+        out.foreign.push_back(
+            {user, role, g.on, g.pattern, g.privileges,
+             render(g.grant, (d == Dialect::StarRocks ? "ROLE " : "") + sql::ident(role)) + " (held by " +
+                 sql::user_identity(user) + " through role " + role + ")"});
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- MySQL / MariaDB
+
+LiveRead read_mysql(Connection& c, const Plan& plan) {
+  LiveRead out;
+  OwnedSink sink(plan, out);
+  std::pair<std::string, std::string> me;
+  if (auto r = c.query("SELECT CURRENT_USER()"); !r.rows.empty()) {
+    const std::string s = cell(r.rows[0], 0);
+    auto at = s.rfind('@');
+    me = at == std::string::npos ? std::make_pair(s, std::string()) : std::make_pair(s.substr(0, at), s.substr(at + 1));
+  }
+  std::set<std::string> roles, users;
+  for (const auto& r : c.query("SELECT User, Host, is_role FROM mysql.user").rows) {
+    if (cell(r, 2) == "Y") {
+      roles.insert(cell(r, 0));
+      if (sink.owned(cell(r, 0))) sink.role(cell(r, 0));
+    } else if (cell(r, 1) == kUserHost) {
+      users.insert(cell(r, 0));
+    }
+  }
+  out.state.users = users;
+  std::map<std::string, std::set<std::string>> user_roles;
+  for (const auto& r : c.query("SELECT User, Host, Role FROM mysql.roles_mapping").rows) {
+    if (std::make_pair(cell(r, 0), cell(r, 1)) == me || cell(r, 1) != kUserHost) continue;
+    user_roles[cell(r, 0)].insert(cell(r, 2));
+    if (sink.owned(cell(r, 2))) sink.member(cell(r, 2), cell(r, 0));
+  }
+  std::map<std::string, std::vector<HeldGrant>> direct, by_role;
+  auto hold = [&](const std::string& grantee, const std::string& host, HeldGrant g) {
+    if (host.empty() && roles.count(grantee)) {
+      if (sink.owned(grantee)) {
+        sink.grant(grantee, g.on, g.privileges);
+      } else {
+        by_role[grantee].push_back(std::move(g));
+      }
+    } else if (host == kUserHost) {
+      direct[grantee].push_back(std::move(g));
+    }
+  };
+  const std::string catalog(kInternalCatalog);
+  for (const auto& r : c.query("SELECT User, Host, Db, Table_name, Table_priv FROM mysql.tables_priv").rows) {
+    HeldGrant g{{Securable::Kind::Table, catalog, cell(r, 2), cell(r, 3)}, false, privilege_set(cell(r, 4)), ""};
+    if (g.privileges.empty()) continue;
+    g.grant = "GRANT " + privilege_list(g.privileges) + " ON " + sql::ident(g.on.database) + "." +
+              sql::ident(g.on.name) + " TO {grantee}";
+    hold(cell(r, 0), cell(r, 1), std::move(g));
+  }
+  static const std::vector<std::pair<std::string, std::string>> kDbColumns = {
+      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"}, {"Update_priv", "UPDATE"},
+      {"Delete_priv", "DELETE"}, {"Create_priv", "CREATE"}, {"Drop_priv", "DROP"},
+      {"Alter_priv", "ALTER"},   {"Create_view_priv", "CREATE VIEW"}};
+  std::string columns;
+  for (const auto& [col, name] : kDbColumns) columns += ", " + col;
+  for (const auto& r : c.query("SELECT User, Host, Db" + columns + " FROM mysql.db").rows) {
+    HeldGrant g;
+    for (std::size_t i = 0; i < kDbColumns.size(); ++i) {
+      if (cell(r, 3 + i) == "Y") g.privileges.insert(kDbColumns[i].second);
+    }
+    if (g.privileges.empty()) continue;
+    const std::string raw = cell(r, 2);
+    const bool owned_role = cell(r, 1).empty() && sink.owned(cell(r, 0));
+    g.on = {Securable::Kind::Database, catalog, owned_role ? mysql_unescape(raw) : raw, ""};
+    g.pattern = !owned_role;
+    g.grant = "GRANT " + privilege_list(g.privileges) + " ON " + sql::ident(raw) + ".* TO {grantee}";
+    hold(cell(r, 0), cell(r, 1), std::move(g));
+  }
+  static const std::vector<std::pair<std::string, std::string>> kGlobalColumns = {
+      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"}, {"Update_priv", "UPDATE"},
+      {"Delete_priv", "DELETE"}, {"Drop_priv", "DROP"},     {"Alter_priv", "ALTER"}};
+  columns.clear();
+  for (const auto& [col, name] : kGlobalColumns) columns += ", " + col;
+  for (const auto& r : c.query("SELECT User, Host" + columns + " FROM mysql.user").rows) {
+    HeldGrant g{{Securable::Kind::Catalog, "*", "", ""}, false, {}, ""};
+    for (std::size_t i = 0; i < kGlobalColumns.size(); ++i) {
+      if (cell(r, 2 + i) == "Y") g.privileges.insert(kGlobalColumns[i].second);
+    }
+    if (g.privileges.empty()) continue;
+    g.grant = "GRANT " + privilege_list(g.privileges) + " ON *.* TO {grantee}";
+    hold(cell(r, 0), cell(r, 1), std::move(g));
+  }
+  add_foreign(out, direct, by_role, user_roles, Dialect::MySQL, [&](const std::string& r) { return sink.owned(r); });
+  return out;
+}
+
+// ---------------------------------------------------------------- StarRocks
+
+std::optional<Securable> starrocks_securable(const Row& r, std::size_t at) {
+  // OBJECT_CATALOG, OBJECT_DATABASE, OBJECT_NAME, OBJECT_TYPE from column `at`.
+  const std::string type = upper(cell(r, at + 3));
+  Securable s{Securable::Kind::Table, cell(r, at), cell(r, at + 1), cell(r, at + 2)};
+  if (type == "TABLE" || type == "VIEW" || type == "MATERIALIZED VIEW") {
+    if (type == "VIEW") s.kind = Securable::Kind::View;
+    if (type == "MATERIALIZED VIEW") s.kind = Securable::Kind::MaterializedView;
+    if (is_null(r, at + 2)) s.kind = Securable::Kind::Database;  // every table of the database
+    if (is_null(r, at + 1)) s.kind = Securable::Kind::Catalog;   // every table of the catalog
+    return s;
+  }
+  if (type == "DATABASE") return Securable{Securable::Kind::Database, s.catalog, s.database, ""};
+  if (type == "CATALOG") return Securable{Securable::Kind::Catalog, s.catalog, "", ""};
+  return std::nullopt;
+}
+
+std::string starrocks_grant_text(const Securable& on, const std::set<std::string>& privs) {
+  std::string target;
+  switch (on.kind) {
+    case Securable::Kind::Catalog:
+      target = "CATALOG " + sql::ident(on.catalog);
+      break;
+    case Securable::Kind::Database:
+      target = "DATABASE " + sql::ident(on.database);
+      break;
+    case Securable::Kind::View:
+      target = "VIEW " + sql::ident(on.database) + "." + sql::ident(on.name);
+      break;
+    case Securable::Kind::MaterializedView:
+      target = "MATERIALIZED VIEW " + sql::ident(on.database) + "." + sql::ident(on.name);
+      break;
+    default:
+      target = "TABLE " + sql::ident(on.database) + "." + sql::ident(on.name);
+  }
+  std::string out = "GRANT " + privilege_list(privs) + " ON " + target + " TO {grantee}";
+  if (on.kind != Securable::Kind::Catalog && on.catalog != kInternalCatalog) out += " (in catalog " + on.catalog + ")";
+  return out;
+}
+
+// The last part of a possibly qualified, possibly backticked name.
+std::string last_name_part(std::string_view q) {
+  std::vector<std::string> parts;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const char ch = q[i];
+    if (quoted) {
+      if (ch == '`' && i + 1 < q.size() && q[i + 1] == '`') {
+        cur += '`';
+        ++i;
+      } else if (ch == '`') {
+        quoted = false;
+      } else {
+        cur += ch;
+      }
+    } else if (ch == '`') {
+      quoted = true;
+    } else if (ch == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  return cur;
+}
+
+void read_masks(Connection& c, const Plan& plan, LiveRead& out) {
+  std::string current(kInternalCatalog);
+  auto use = [&](const std::string& catalog) {
+    if (catalog != current) {
+      c.execute(sql::set_catalog(catalog));
+      current = catalog;
+    }
+  };
+  std::set<std::pair<std::string, std::string>> databases;
+  for (const auto& o : plan.objects) databases.insert({o.catalog, o.database});
+  const std::string mask_prefix = plan.prefix + "m";
+  for (const auto& [catalog, db] : databases) {
+    use(catalog);
+    for (const auto& r : c.query("SHOW MASKING POLICIES FROM " + sql::ident(db)).rows) {
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const std::string name = cell(r, i);
+        if (starts_with(name, mask_prefix)) {
+          out.state.owned.masks[name] = MaskPolicy{name, {Securable::Kind::Table, catalog, db, ""}, "", "", {}};
+        }
+      }
+    }
+  }
+  static const std::regex column_line(
+      R"(^\s*`((?:[^`]|``)+)`.*\bMASKING\s+POLICY\s+((?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)(?:\.(?:`(?:[^`]|``)+`|[A-Za-z0-9_]+))*))",
+      std::regex::icase);
+  for (const auto& o : plan.objects) {
+    use(o.catalog);
+    const Rows rows = c.query("SHOW CREATE TABLE " + sql::ident(o.database) + "." + sql::ident(o.name));
+    if (rows.rows.empty()) continue;
+    const std::string text = cell(rows.rows[0], rows.rows[0].size() - 1);
+    std::size_t start = 0;
+    while (start < text.size()) {
+      auto end = text.find('\n', start);
+      const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      start = end == std::string::npos ? text.size() : end + 1;
+      std::smatch m;
+      if (!std::regex_search(line, m, column_line)) continue;
+      std::string column = m[1].str();
+      for (auto at = column.find("``"); at != std::string::npos; at = column.find("``", at + 1)) column.erase(at, 1);
+      const std::string policy = last_name_part(m[2].str());
+      const ColumnRef ref{o, column};
+      if (starts_with(policy, mask_prefix)) {
+        out.state.owned.attachments[ref] = policy;
+      } else {
+        out.state.foreign_masks.insert(ref);
+      }
+    }
+  }
+  use(std::string(kInternalCatalog));
+}
+
+LiveRead read_starrocks(Connection& c, const Plan& plan) {
+  LiveRead out;
+  OwnedSink sink(plan, out);
+  std::set<std::string> roles;
+  for (const auto& r : c.query("SHOW ROLES").rows) {
+    roles.insert(cell(r, 0));
+    if (sink.owned(cell(r, 0))) sink.role(cell(r, 0));
+  }
+  std::set<std::string> users;
+  for (const auto& r : c.query("SHOW USERS").rows) {
+    if (auto id = parse_user_identity(cell(r, 0)); id && id->second == kUserHost) users.insert(id->first);
+  }
+  out.state.users = users;
+  std::map<std::string, std::set<std::string>> user_roles;
+  for (const auto& r : c.query("SELECT FROM_ROLE, TO_ROLE, TO_USER FROM sys.role_edges").rows) {
+    if (is_null(r, 2)) continue;
+    auto id = parse_user_identity(cell(r, 2));
+    if (!id || id->second != kUserHost) continue;
+    user_roles[id->first].insert(cell(r, 0));
+    if (sink.owned(cell(r, 0))) sink.member(cell(r, 0), id->first);
+  }
+  const std::string columns = "OBJECT_CATALOG, OBJECT_DATABASE, OBJECT_NAME, OBJECT_TYPE, PRIVILEGE_TYPE";
+  std::map<std::string, std::vector<HeldGrant>> direct, by_role;
+  for (const auto& r : c.query("SELECT GRANTEE, " + columns + " FROM sys.grants_to_roles").rows) {
+    auto on = starrocks_securable(r, 1);
+    if (!on) continue;
+    const auto privs = privilege_set(cell(r, 5));
+    if (sink.owned(cell(r, 0))) {
+      sink.grant(cell(r, 0), *on, privs);
+    } else {
+      by_role[cell(r, 0)].push_back({*on, false, privs, starrocks_grant_text(*on, privs)});
+    }
+  }
+  for (const auto& r : c.query("SELECT GRANTEE, " + columns + " FROM sys.grants_to_users").rows) {
+    auto on = starrocks_securable(r, 1);
+    auto id = parse_user_identity(cell(r, 0));
+    if (!on || !id || id->second != kUserHost) continue;
+    const auto privs = privilege_set(cell(r, 5));
+    direct[id->first].push_back({*on, false, privs, starrocks_grant_text(*on, privs)});
+  }
+  add_foreign(out, direct, by_role, user_roles, Dialect::StarRocks, [&](const std::string& r) { return sink.owned(r); });
+  if (plan.capabilities.masking_policies) read_masks(c, plan, out);
+  return out;
+}
+
+bool covers(const ForeignGrant& g, const Securable& o) {
+  const bool catalog = g.on.catalog == "*" || g.on.catalog == o.catalog;
+  switch (g.on.kind) {
+    case Securable::Kind::Catalog:
+      return catalog;
+    case Securable::Kind::Database:
+      return catalog && (g.database_pattern ? like_match(g.on.database, o.database) : g.on.database == o.database);
+    default:
+      return catalog && g.on.database == o.database && g.on.name == o.name;
+  }
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> parse_user_identity(std::string_view text) {
+  std::string s = trim(text);
+  auto at = s.rfind("'@'");
+  if (s.size() < 5 || s.front() != '\'' || s.back() != '\'' || at == std::string::npos || at == 0) {
+    return std::nullopt;
+  }
+  return std::make_pair(s.substr(1, at - 1), s.substr(at + 3, s.size() - at - 4));
+}
+
+LiveRead read_live_state(Connection& c, const Plan& plan) {
+  return plan.dialect == Dialect::MySQL ? read_mysql(c, plan) : read_starrocks(c, plan);
+}
+
+Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
+  Probe p;
+  auto optional_query = [&](const std::string& q) -> std::optional<Rows> {
+    try {
+      return c.query(q);
+    } catch (const SqlError& e) {
+      if (e.connection_lost()) throw;
+      return std::nullopt;
+    }
+  };
+  if (auto r = optional_query("SELECT VERSION()"); r && !r->rows.empty()) p.version = cell(r->rows[0], 0);
+  if (d == Dialect::MySQL) return p;
+  if (auto r = optional_query("SELECT current_version()"); r && !r->rows.empty()) {
+    p.version = "StarRocks " + cell(r->rows[0], 0);
+  }
+  p.capabilities.masking_policies = optional_query("SHOW MASKING POLICIES").has_value();
+  if (auto r = optional_query("SHOW VARIABLES LIKE 'activate_all_roles_on_login'"); r && !r->rows.empty()) {
+    const std::string v = upper(cell(r->rows[0], 1));
+    if (v != "TRUE" && v != "ON" && v != "1") {
+      p.findings.push_back({Severity::Warning, "starrocks_roles_not_activated",
+                            "activate_all_roles_on_login is off on this server: StarRocks activates only a user's "
+                            "default roles at login, so the roles tagwarden grants take effect after SET ROLE ALL; "
+                            "run SET GLOBAL activate_all_roles_on_login = TRUE",
+                            profile,
+                            {}});
+    }
+  }
+  return p;
+}
+
+std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignGrant>& foreign) {
+  static const std::set<std::string> kVocabulary = {"SELECT", "INSERT", "UPDATE", "DELETE",
+                                                    "ALTER",  "DROP",   "REFRESH"};
+  const std::set<std::string> users(plan.users.begin(), plan.users.end());
+  std::vector<Finding> out;
+  for (const auto& g : foreign) {
+    if (!users.count(g.user)) continue;
+    std::vector<std::string> objects, reasons;
+    std::set<std::string> excess;
+    const auto intended = plan.intended.find(g.user);
+    for (const auto& o : plan.objects) {
+      if (!covers(g, o)) continue;
+      std::set<std::string> extra;
+      for (const auto& p : g.privileges) {
+        if (!kVocabulary.count(p)) continue;
+        const bool allowed = intended != plan.intended.end() && intended->second.count(o) &&
+                             intended->second.at(o).count(p);
+        if (!allowed) extra.insert(p);
+      }
+      if (extra.empty()) continue;
+      objects.push_back(o.str());
+      excess.insert(extra.begin(), extra.end());
+      if (auto w = plan.withheld.find({g.user, o}); w != plan.withheld.end()) {
+        reasons.push_back(o.str() + ": " + w->second);
+      }
+    }
+    if (objects.empty()) continue;
+    std::string message = "grant made outside tagwarden: " + g.grant + " gives " + g.user + " " +
+                          privilege_list(excess) + " on " + join_words(objects) + ", which profile " + plan.profile +
+                          " does not give them";
+    if (!reasons.empty()) message += " (" + join_words(reasons) + ")";
+    message += "; revoke it, tagwarden never touches grants it does not own";
+    std::vector<std::string> subjects = {g.user, g.grant};
+    subjects.insert(subjects.end(), objects.begin(), objects.end());
+    out.push_back({Severity::Warning, "starrocks_drift", message, plan.profile, subjects});
+  }
+  return out;
+}
+
+}  // namespace tw::starrocks

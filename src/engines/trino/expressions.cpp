@@ -1,0 +1,110 @@
+#include "expressions.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/util/text.h"
+
+namespace tw::trino {
+namespace {
+
+using nlohmann::json;
+
+bool is_string(const std::string& trino) {
+  return trino == "varchar" || trino.rfind("varchar(", 0) == 0 || trino.rfind("char", 0) == 0;
+}
+
+std::string literal(const json& v) {
+  if (v.is_string()) return string_literal(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "TRUE" : "FALSE";
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number()) return "DOUBLE '" + v.dump() + "'";
+  throw std::invalid_argument("a condition value must be a string, number or boolean");
+}
+
+std::string render(const json& c) {
+  if (c.contains("true")) return "true";
+  if (c.contains("false")) return "1 = 0";
+  for (const char* junction : {"and", "or"}) {
+    if (!c.contains(junction)) continue;
+    std::string out;
+    for (const auto& part : c[junction]) {
+      out += out.empty() ? "" : (std::string(junction) == "and" ? " AND " : " OR ");
+      out += "(" + render(part) + ")";
+    }
+    return out;
+  }
+  const std::string col = quote_identifier(c.at("column").get<std::string>());
+  const std::string op = c.at("op").get<std::string>();
+  if (op == "is_null") return col + " IS NULL";
+  if (op == "is_not_null") return col + " IS NOT NULL";
+  static const std::pair<const char*, const char*> kCompare[] = {{"eq", " = "},  {"ne", " <> "}, {"gt", " > "},
+                                                                 {"gte", " >= "}, {"lt", " < "},  {"lte", " <= "}};
+  for (const auto& [name, sql] : kCompare) {
+    if (op == name) return col + sql + literal(c.at("value"));
+  }
+  const json& values = c.at("values");
+  if (values.empty()) return op == "in" ? "1 = 0" : "true";
+  std::string list;
+  for (const auto& v : values) list += (list.empty() ? "" : ", ") + literal(v);
+  return col + (op == "in" ? " IN (" : " NOT IN (") + list + ")";
+}
+
+}  // namespace
+
+std::string quote_identifier(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string string_literal(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string trino_type(const std::string& type) {
+  const std::string t = lowercase_identifier(type);
+  if (t == "string" || t == "text") return "varchar";
+  if (t == "int") return "integer";
+  if (t == "float") return "real";
+  if (t == "datetime") return "timestamp";
+  return t;
+}
+
+std::string mask_expression(const ColumnMask& m) {
+  const std::string type = trino_type(m.type);
+  const std::string col = quote_identifier(m.column);
+  if (m.kind == MaskKind::Null || !is_string(type)) return "CAST(NULL AS " + type + ")";
+  std::string expr;
+  switch (m.kind) {
+    case MaskKind::Full:
+      expr = "'****'";
+      break;
+    case MaskKind::Partial: {
+      const std::string n = std::to_string(m.visible_chars);
+      expr = "CASE WHEN length(" + col + ") <= " + n + " THEN '****' ELSE concat('****', substr(" + col + ", -" + n +
+             ")) END";
+      break;
+    }
+    case MaskKind::Hash:
+      expr = "lower(to_hex(sha256(to_utf8(" + col + "))))";
+      break;
+    case MaskKind::Null:
+      break;
+  }
+  if (type != "varchar") expr = "CAST(" + expr + " AS " + type + ")";
+  return expr;
+}
+
+std::string filter_expression(const std::string& canonical_condition) {
+  return render(json::parse(canonical_condition));
+}
+
+}  // namespace tw::trino

@@ -1,0 +1,176 @@
+#pragma once
+// Helpers shared by the StarRocks unit tests (tests/unit/test_starrocks*.cpp)
+// and the MariaDB integration tests. Header only.
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "tagwarden/compile/compiler.h"
+#include "tagwarden/compile/model.h"
+#include "tagwarden/config/profile.h"
+#include "tagwarden/engines/starrocks/plan.h"
+#include "tagwarden/model/load.h"
+
+namespace srtest {
+
+using tw::starrocks::Securable;
+
+inline std::string source_path(const std::string& rel) { return std::string(TAGWARDEN_SOURCE_DIR) + "/" + rel; }
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline tw::Profile profile_from(const std::string& config_path, const std::string& name) {
+  tw::ConfigLoad c = tw::load_config_file(config_path);
+  REQUIRE(c.errors.empty());
+  for (const auto& p : c.config->profiles) {
+    if (p.name == name) return p;
+  }
+  FAIL("no profile " << name << " in " << config_path);
+  return {};
+}
+
+inline std::shared_ptr<const tw::Model> model_from_file(const std::string& snapshot_path) {
+  tw::SnapshotLoad s = tw::load_snapshot_file(snapshot_path);
+  REQUIRE(s.errors.empty());
+  return tw::build_model(std::make_shared<const tw::Snapshot>(std::move(*s.snapshot)), std::nullopt);
+}
+
+inline std::shared_ptr<const tw::Model> model_from_text(const std::string& text) {
+  tw::SnapshotLoad s = tw::parse_snapshot(text);
+  std::string all;
+  for (const auto& e : s.errors) all += e.str() + "\n";
+  INFO(all);
+  REQUIRE(s.errors.empty());
+  return tw::build_model(std::make_shared<const tw::Snapshot>(std::move(*s.snapshot)), std::nullopt);
+}
+
+inline tw::PolicySet compile_ok(const tw::Model& m, const tw::Profile& p) {
+  tw::ProfileCompile pc = tw::compile_profile(m, p);
+  std::string all;
+  for (const auto& e : pc.errors) all += e + "\n";
+  INFO(all);
+  REQUIRE(pc.errors.empty());
+  return std::move(*pc.policy_set);
+}
+
+inline tw::PolicySet demo_policy_set(const std::string& profile = "starrocks_main") {
+  auto m = model_from_file(source_path("examples/demo/snapshot.yaml"));
+  return compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), profile));
+}
+
+inline tw::starrocks::Plan plan_ok(const tw::PolicySet& ps, tw::starrocks::PlanOptions o = {}) {
+  auto r = tw::starrocks::render_plan(ps, o);
+  std::string all;
+  for (const auto& e : r.errors) all += e + "\n";
+  INFO(all);
+  REQUIRE(r.plan.has_value());
+  return std::move(*r.plan);
+}
+
+using Effective = std::map<std::string, std::map<Securable, std::set<std::string>>>;
+
+/// What each user holds through the roles of an owned state.
+inline Effective effective(const tw::starrocks::OwnedState& s) {
+  Effective out;
+  for (const auto& [name, role] : s.roles) {
+    for (const auto& u : role.members) {
+      for (const auto& [on, privs] : role.grants) out[u][on].insert(privs.begin(), privs.end());
+    }
+  }
+  return out;
+}
+
+/// Only the grants on listed objects (drops catalog USAGE and database CREATE grants).
+inline Effective on_objects(const Effective& e) {
+  Effective out;
+  for (const auto& [u, m] : e) {
+    for (const auto& [on, privs] : m) {
+      if (on.kind != Securable::Kind::Catalog && on.kind != Securable::Kind::Database && !privs.empty()) {
+        out[u][on] = privs;
+      }
+    }
+  }
+  return out;
+}
+
+/// A token of MySQL/StarRocks SQL: a backticked identifier, a string literal (decoded) or bare text.
+struct Token {
+  enum class Kind { Ident, String, Bare } kind;
+  std::string text;
+  bool operator==(const Token&) const = default;
+};
+
+/// Splits SQL into tokens; fails the test on an unterminated quote.
+inline std::vector<Token> tokenize(const std::string& sql) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (c == ' ' || c == '\n' || c == '\t') {
+      ++i;
+    } else if (c == '`') {
+      std::string t;
+      ++i;
+      for (;;) {
+        INFO(sql);
+        REQUIRE(i < sql.size());
+        if (sql[i] == '`') {
+          if (i + 1 < sql.size() && sql[i + 1] == '`') {
+            t += '`';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        t += sql[i++];
+      }
+      out.push_back({Token::Kind::Ident, t});
+    } else if (c == '\'') {
+      std::string t;
+      ++i;
+      for (;;) {
+        INFO(sql);
+        REQUIRE(i < sql.size());
+        if (sql[i] == '\\') {
+          REQUIRE(i + 1 < sql.size());
+          const char e = sql[i + 1];
+          t += e == '0' ? '\0' : e;
+          i += 2;
+        } else if (sql[i] == '\'') {
+          if (i + 1 < sql.size() && sql[i + 1] == '\'') {
+            t += '\'';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        } else {
+          t += sql[i++];
+        }
+      }
+      out.push_back({Token::Kind::String, t});
+    } else {
+      std::string t;
+      while (i < sql.size() && sql[i] != ' ' && sql[i] != '\n' && sql[i] != '\t' && sql[i] != '`' && sql[i] != '\'') {
+        t += sql[i++];
+      }
+      out.push_back({Token::Kind::Bare, t});
+    }
+  }
+  return out;
+}
+
+}  // namespace srtest
