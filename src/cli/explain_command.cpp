@@ -4,6 +4,7 @@
 #include "common.h"
 #include "options.h"
 #include "tagwarden/compile/explain.h"
+#include "tagwarden/engines/trino/rules.h"
 
 namespace tw::cli {
 
@@ -52,7 +53,8 @@ Example:
     if (cp.result.policy_set) sets.push_back(std::move(*cp.result.policy_set));
   }
   try {
-    const Explanation e = explain_user(*inputs->model, sets, vm["user"].as<std::string>());
+    const Explanation e =
+        explain_user(*inputs->model, sets, vm["user"].as<std::string>(), {{Engine::Trino, trino::enforced_expressions}});
     if (format == "json") {
       std::cout << to_json(e).dump(1) << "\n";
     } else {

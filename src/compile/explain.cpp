@@ -49,7 +49,8 @@ TagClearance explain_tag(const Model& m, std::size_t user, const Classification&
 
 }  // namespace
 
-Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name) {
+Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name,
+                         const std::map<Engine, ExpressionRenderer>& renderers) {
   auto it = m.user_index.find(name);
   if (it == m.user_index.end()) throw std::invalid_argument("unknown user " + quote(name) + ": not in the snapshot");
   const std::size_t user = it->second;
@@ -99,6 +100,18 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
       }
       pe.refusals.push_back(std::move(r));
     }
+    for (const auto& op : ps.objects) {
+      if (m.snapshot->policies.empty()) break;
+      ObjectPolicies obj;
+      obj.object = op.engine_name.str();
+      obj.considered = judge_policies(m, op, user);
+      if (obj.considered.empty()) continue;
+      for (const auto& ua : op.access) {
+        if (ua.user == user) obj.effective = ua.access;
+      }
+      if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
+      pe.policies.push_back(std::move(obj));
+    }
     e.profiles.push_back(std::move(pe));
   }
   return e;
@@ -120,10 +133,34 @@ nlohmann::json to_json(const Explanation& e) {
                           {"has_grant", r.has_grant},
                           {"withheld", r.withheld}});
     }
+    json policies = json::array();
+    for (const auto& o : p.policies) {
+      json considered = json::array();
+      for (const auto& d : o.considered) {
+        json c = {{"policy", d.policy}, {"type", to_string(d.type)}, {"applies", d.applies}, {"reason", d.reason}};
+        if (!d.columns.empty() && d.type != PolicyType::RowFilter) c["columns"] = d.columns;
+        if (d.applies && d.type == PolicyType::RowFilter) c["condition"] = d.filter;
+        considered.push_back(std::move(c));
+      }
+      json masks = json::array();
+      for (const auto& mk : o.effective.masks) {
+        json j = {{"column", mk.column}, {"mask", to_string(mk.kind)}};
+        if (mk.kind == MaskKind::Partial) j["visible_chars"] = mk.visible_chars;
+        masks.push_back(std::move(j));
+      }
+      json effective = {{"privileges", o.effective.privileges.names()},
+                        {"denied_columns", o.effective.denied_columns},
+                        {"masks", masks},
+                        {"row_filter", o.effective.row_filter.empty() ? json() : json::parse(o.effective.row_filter)}};
+      json entry = {{"object", o.object}, {"policies", considered}, {"effective", effective}};
+      if (!o.expressions.is_null()) entry["engine_expressions"] = o.expressions;
+      policies.push_back(std::move(entry));
+    }
     profiles.push_back({{"profile", p.profile},
                         {"engine_user", p.engine_user},
                         {"may_create_tables_views_mvs", p.may_create},
-                        {"refused", refusals}});
+                        {"refused", refusals},
+                        {"access_policies", policies}});
   }
   return {{"user", e.user},
           {"platform_admin", e.platform_admin},
@@ -153,6 +190,16 @@ std::string to_text(const Explanation& e) {
       if (!r.has_grant) out << " [no grant either]";
       if (!r.withheld.empty()) out << " withheld: " << join_words(r.withheld);
       out << "\n";
+    }
+    for (const auto& o : p.policies) {
+      out << "  access policies on " << o.object << ":\n";
+      for (const auto& d : o.considered) {
+        out << "      " << (d.applies ? "[applies] " : "[not applied] ") << d.policy << " (" << to_string(d.type)
+            << "): " << d.reason << "\n";
+      }
+      if (o.expressions.is_object()) {
+        for (const auto& [k, v] : o.expressions.items()) out << "      enforced " << k << ": " << v.dump() << "\n";
+      }
     }
   }
   return out.str();

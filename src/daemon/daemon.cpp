@@ -361,7 +361,7 @@ nlohmann::json Daemon::explain(const std::string& user) const {
     }
   }
   if (!model) throw std::runtime_error("no snapshot has been compiled yet");
-  return to_json(explain_user(*model, sets, user));
+  return to_json(explain_user(*model, sets, user, {{Engine::Trino, trino::enforced_expressions}}));
 }
 
 std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) const {

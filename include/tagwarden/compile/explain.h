@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <map>
+
+#include "tagwarden/compile/access_policies.h"
 #include "tagwarden/compile/model.h"
 #include "tagwarden/compile/policy_set.h"
 
@@ -26,8 +30,20 @@ struct Refusal {
   std::vector<std::string> withheld;  ///< privileges removed by the gates
 };
 
+/// The access policies that reach one object for the user: the simulator.
+struct ObjectPolicies {
+  std::string object;                      ///< engine name
+  std::vector<PolicyDecision> considered;  ///< applied and not applied, with reasons
+  Access effective;                        ///< as enforced (after clearances and policies)
+  nlohmann::json expressions;              ///< engine expressions, when a renderer was given
+};
+
+/// Renders the effective masks and filter of one access as the engine will enforce them.
+using ExpressionRenderer = std::function<nlohmann::json(const Access&)>;
+
 struct ProfileExplanation {
   std::string profile;
+  std::vector<ObjectPolicies> policies;
   std::string engine_user;
   std::vector<Refusal> refusals;
   bool may_create = true;  ///< false when the materialized-view rule applies
@@ -42,7 +58,8 @@ struct Explanation {
 };
 
 /// Throws std::invalid_argument when the user is not in the snapshot.
-Explanation explain_user(const Model& model, const std::vector<PolicySet>& policy_sets, const std::string& user);
+Explanation explain_user(const Model& model, const std::vector<PolicySet>& policy_sets, const std::string& user,
+                         const std::map<Engine, ExpressionRenderer>& renderers = {});
 
 nlohmann::json to_json(const Explanation& e);
 std::string to_text(const Explanation& e);

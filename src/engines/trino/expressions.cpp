@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/util/text.h"
 
 namespace tw::trino {
@@ -101,6 +102,14 @@ std::string mask_expression(const ColumnMask& m) {
   }
   if (type != "varchar") expr = "CAST(" + expr + " AS " + type + ")";
   return expr;
+}
+
+nlohmann::json enforced_expressions(const Access& access) {
+  json masks = json::object();
+  for (const auto& m : access.masks) masks[m.column] = mask_expression(m);
+  json out = {{"trino_masks", masks}};
+  out["trino_filter"] = access.row_filter.empty() ? json() : json(filter_expression(access.row_filter));
+  return out;
 }
 
 std::string filter_expression(const std::string& canonical_condition) {

@@ -25,6 +25,9 @@ RulesDocument render_rules(const PolicySet& ps);
 /// A rules document that refuses every catalog and table: served when no good document exists.
 RulesDocument deny_all_rules();
 
+/// The exact mask and filter expressions Trino will enforce for an access, for explain.
+nlohmann::json enforced_expressions(const Access& access);
+
 /// Escapes every character a Java regex could read as syntax.
 std::string regex_literal(std::string_view text);
 
