@@ -53,8 +53,8 @@ Example:
     if (cp.result.policy_set) sets.push_back(std::move(*cp.result.policy_set));
   }
   try {
-    const Explanation e =
-        explain_user(*inputs->model, sets, vm["user"].as<std::string>(), {{Engine::Trino, trino::enforced_expressions}});
+    const Explanation e = explain_user(*inputs->model, sets, vm["user"].as<std::string>(),
+                                       {{Engine::Trino, trino::enforced_expressions}});
     if (format == "json") {
       std::cout << to_json(e).dump(1) << "\n";
     } else {

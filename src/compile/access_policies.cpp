@@ -78,7 +78,8 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
     if (!node.contains(junction)) continue;
     if (node.size() != 1) throw std::string(std::string(junction) + " takes no other keys");
     const json& parts = node[junction];
-    if (!parts.is_array() || parts.size() < 2) throw std::string(std::string(junction) + " needs two or more conditions");
+    if (!parts.is_array() || parts.size() < 2)
+      throw std::string(std::string(junction) + " needs two or more conditions");
     json out = json::array();
     for (const auto& p : parts) out.push_back(resolve(m, user, op, p));
     return {{junction, out}};
@@ -110,7 +111,8 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
       if (!is_numeric_type(type)) throw std::string("a number compared with non-numeric column " + column);
       if (v.is_number_float() && !std::isfinite(v.get<double>())) throw std::string("not a finite number");
     } else if (v.is_boolean()) {
-      if (lowercase_identifier(type).rfind("bool", 0) != 0) throw std::string("a boolean compared with column " + column);
+      if (lowercase_identifier(type).rfind("bool", 0) != 0)
+        throw std::string("a boolean compared with column " + column);
     } else {
       throw std::string("wrong type of value for " + o);
     }
@@ -200,7 +202,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
           }
         }
         scope_text = p.scope.kind == PolicyScope::Kind::Tag ? "tag " + p.scope.name
-                                                             : "level >= " + std::to_string(p.scope.level);
+                                                            : "level >= " + std::to_string(p.scope.level);
         break;
       }
     }
@@ -259,14 +261,16 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
     for (const auto& c : d.columns) {
       // A clearance or deny refusal beats any mask: the column is not read at all.
       if (std::find(a.denied_columns.begin(), a.denied_columns.end(), c) != a.denied_columns.end()) continue;
-      const auto idx = static_cast<std::size_t>(std::find(op.columns.begin(), op.columns.end(), c) - op.columns.begin());
+      const auto idx =
+          static_cast<std::size_t>(std::find(op.columns.begin(), op.columns.end(), c) - op.columns.begin());
       ColumnMask cm{c, d.mask, d.visible_chars, idx < op.column_types.size() ? op.column_types[idx] : "varchar"};
       auto it = masks.find(c);
       if (it == masks.end() || stricter(cm, it->second)) masks[c] = cm;
     }
   }
   for (auto it = masks.begin(); it != masks.end();) {
-    const bool denied = std::find(a.denied_columns.begin(), a.denied_columns.end(), it->first) != a.denied_columns.end();
+    const bool denied =
+        std::find(a.denied_columns.begin(), a.denied_columns.end(), it->first) != a.denied_columns.end();
     it = denied ? masks.erase(it) : std::next(it);
   }
   std::sort(a.denied_columns.begin(), a.denied_columns.end());

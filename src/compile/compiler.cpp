@@ -129,7 +129,7 @@ class ProfileCompiler {
     for (const auto& c : p_.catalogs) {
       auto it = p_.catalog_map.find(c);
       const std::string engine = engine_identifier(it == p_.catalog_map.end() ? c : it->second, p_.engine);
-      catalog_names_[c] = engine;
+      catalog_names_[engine_identifier(c, p_.engine)] = engine;
       ps.catalogs.push_back(engine);
     }
     std::sort(ps.catalogs.begin(), ps.catalogs.end());
@@ -146,7 +146,7 @@ class ProfileCompiler {
         holders = it->second;
       }
       for (const auto& [platform, engine] : catalog_names_) {
-        if (g.object.catalog != "*" && g.object.catalog != platform) continue;
+        if (g.object.catalog != "*" && engine_identifier(g.object.catalog, p_.engine) != platform) continue;
         QualifiedName pattern{engine, g.object.schema == "*" ? "*" : engine_identifier(g.object.schema, p_.engine),
                               g.object.table == "*" ? "*" : engine_identifier(g.object.table, p_.engine)};
         grants_.push_back({pattern, holders, g.privileges});
@@ -155,7 +155,7 @@ class ProfileCompiler {
   }
 
   QualifiedName engine_name(const QualifiedName& n) const {
-    return {catalog_names_.at(n.catalog), engine_identifier(n.schema, p_.engine),
+    return {catalog_names_.at(engine_identifier(n.catalog, p_.engine)), engine_identifier(n.schema, p_.engine),
             engine_identifier(n.table, p_.engine)};
   }
 
@@ -163,7 +163,7 @@ class ProfileCompiler {
     std::set<std::string> present;
     for (std::size_t i = 0; i < s_.objects.size(); ++i) {
       const Object& o = s_.objects[i];
-      if (!catalog_names_.count(o.name.catalog)) continue;
+      if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
       ObjectPolicy op;
       op.object = i;
       op.platform_name = o.name;
@@ -388,7 +388,9 @@ class ProfileCompiler {
   const Model& m_;
   const Profile& p_;
   const Snapshot& s_;
-  std::map<std::string, std::string> catalog_names_;  // platform -> engine
+  // Platform catalog (folded as the engine folds names) -> engine catalog. Matching on
+  // folded names keeps an object from falling outside its profile, and so to broad rules.
+  std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
   std::vector<bool> restricted_;
   std::map<std::string, std::set<std::string>> unsatisfiable_;  // policy -> users for whom it means no rows

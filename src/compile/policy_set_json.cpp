@@ -43,7 +43,8 @@ nlohmann::json to_json(const PolicySet& ps) {
     json access = json::array();
     for (auto& [a, names] : classes) {
       std::sort(names.begin(), names.end());
-      nlohmann::json cls = {{"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}};
+      nlohmann::json cls = {
+          {"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}};
       if (!a.masks.empty()) cls["masks"] = masks_json(a.masks);
       if (!a.row_filter.empty()) cls["row_filter"] = nlohmann::json::parse(a.row_filter);
       access.push_back(std::move(cls));

@@ -4,6 +4,7 @@
 #include "tagwarden/config/profile.h"
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/entry_reader.h"
+#include "tagwarden/util/text.h"
 
 namespace tw {
 
@@ -46,7 +47,7 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
   ConfigLoad out;
   DocumentParse doc = parse_document(text);
   if (!doc.errors.empty()) {
-    for (auto& e : doc.errors) out.errors.push_back({"", e});
+    for (auto& [path, message] : doc.errors) out.errors.push_back({path, message});
     return out;
   }
   auto& errors = out.errors;
@@ -88,6 +89,18 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
           e.error(e.path("catalogs"), "catalog \"" + c + "\" is not a catalog name");
       }
       p.catalog_map = read_name_map(e, "catalog_map", "catalog");
+      // Trino folds catalog names to lowercase: two catalogs that fold to one would merge.
+      std::map<std::string, std::pair<std::string, std::string>> folded;  // folded -> (catalog, unfolded)
+      for (const auto& c : p.catalogs) {
+        auto it = p.catalog_map.find(c);
+        const std::string raw = it == p.catalog_map.end() ? c : it->second;
+        const std::string target = p.engine == Engine::Trino ? lowercase_identifier(raw) : raw;
+        if (auto [at, fresh] = folded.emplace(target, std::make_pair(c, raw)); !fresh && at->second.second != raw) {
+          e.error(e.path("catalogs"), "two catalogs map to the engine catalog \"" + target +
+                                          "\" once Trino lowercases names: \"" + at->second.first + "\" and \"" + c +
+                                          "\"");
+        }
+      }
       std::set<std::string> targets;
       for (const auto& [from, to] : p.catalog_map) {
         if (std::find(p.catalogs.begin(), p.catalogs.end(), from) == p.catalogs.end()) {

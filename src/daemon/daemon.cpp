@@ -467,7 +467,18 @@ bool Daemon::reload_config(std::string* error) {
   } else {
     source_->reset();
   }
-  for (const auto& p : loaded.config->profiles) profiles_[p.name].engine = to_string(p.engine);
+  // Profiles removed from the config stop being served: a frozen artifact that is
+  // never recompiled would keep expired roles in force.
+  std::map<std::string, ProfileState> kept;
+  auto next = std::make_shared<PublishedMap>();
+  auto current = published_.load();
+  for (const auto& p : loaded.config->profiles) {
+    kept[p.name] = profiles_.count(p.name) ? profiles_[p.name] : ProfileState{};
+    kept[p.name].engine = to_string(p.engine);
+    if (auto it = current->find(p.name); it != current->end()) (*next)[p.name] = it->second;
+  }
+  profiles_ = std::move(kept);
+  published_.store(std::move(next));
   // Listener addresses, the state directory and tokens need a restart; everything else applies now.
   const ServerSettings server = config_.daemon.server;
   const std::string state_dir = config_.daemon.state_dir;

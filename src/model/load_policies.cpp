@@ -6,19 +6,26 @@ namespace tw {
 
 const char* to_string(PolicyType t) {
   switch (t) {
-    case PolicyType::ColumnMask: return "column_mask";
-    case PolicyType::RowFilter: return "row_filter";
-    case PolicyType::Deny: return "deny";
+    case PolicyType::ColumnMask:
+      return "column_mask";
+    case PolicyType::RowFilter:
+      return "row_filter";
+    case PolicyType::Deny:
+      return "deny";
   }
   return "?";
 }
 
 const char* to_string(MaskKind m) {
   switch (m) {
-    case MaskKind::Full: return "full";
-    case MaskKind::Partial: return "partial";
-    case MaskKind::Hash: return "hash";
-    case MaskKind::Null: return "null";
+    case MaskKind::Full:
+      return "full";
+    case MaskKind::Partial:
+      return "partial";
+    case MaskKind::Hash:
+      return "hash";
+    case MaskKind::Null:
+      return "null";
   }
   return "?";
 }
@@ -127,7 +134,8 @@ std::vector<Policy> read_policies(const nlohmann::json& list, const PolicyRefere
           for (const auto& col : obj->columns) found = found || col.name == c->substr(dot + 1);
         }
         if (!found) sc.error(sc.path("column"), "unknown column " + quote(*c) + " (catalog.schema.object.column)");
-        if (p.type == PolicyType::RowFilter) sc.error(sc.path("column"), "a row filter applies to an object, not a column");
+        if (p.type == PolicyType::RowFilter)
+          sc.error(sc.path("column"), "a row filter applies to an object, not a column");
       } else if (auto t = sc.string("tag", false)) {
         p.scope = {PolicyScope::Kind::Tag, *t, 0};
         if (!refs.tags.count(*t)) sc.error(sc.path("tag"), "unknown classification " + quote(*t));

@@ -26,10 +26,7 @@ const char* to_string(ObjectKind kind) {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+std::string lower(const std::string& s) { return lowercase_identifier(s); }
 
 std::vector<std::string> split_dots(const std::string& s) {
   std::vector<std::string> parts;
@@ -330,9 +327,11 @@ class SnapshotValidator {
           col.name = *cname;
           col.type = ce.string("type", false).value_or("varchar");
           // Types reach engine SQL (typed NULL masks), so only type-shaped text is accepted.
-          static const std::regex kType(R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)");
+          static const std::regex kType(
+              R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)");
           if (col.type.size() > 64 || !std::regex_match(col.type, kType)) {
-            ce.error(ce.path("type"), "column type " + quote(col.type) + " is not a type name (e.g. varchar, decimal(10,2))");
+            ce.error(ce.path("type"),
+                     "column type " + quote(col.type) + " is not a type name (e.g. varchar, decimal(10,2))");
           }
           col.tags = read_tags(ce, "tags");
           o.columns.push_back(std::move(col));
@@ -512,7 +511,7 @@ SnapshotLoad parse_snapshot(std::string_view text) {
   SnapshotLoad out;
   DocumentParse doc = parse_document(text);
   if (!doc.errors.empty()) {
-    for (auto& e : doc.errors) out.errors.push_back({"", e});
+    for (auto& [path, message] : doc.errors) out.errors.push_back({path, message});
     return out;
   }
   SnapshotValidator validator(out.errors);

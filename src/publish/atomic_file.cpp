@@ -24,7 +24,9 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot write " + path + ": cannot create directory " + dir.string() + ": " +
+                             ec.message());
 
   std::string tmp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(tmp.data());

@@ -21,7 +21,7 @@ struct Model {
   std::map<std::string, std::size_t> tag_index;                  ///< classification name -> classifications[i]
   std::map<std::string, std::size_t> object_index;               ///< platform c.s.t -> objects[i]
   std::vector<std::set<std::string>> direct_roles;               ///< per user: held directly, unexpired at now
-  std::vector<std::set<std::string>> any_roles;  ///< per user: directly or through a group, unexpired
+  std::vector<std::set<std::string>> any_roles;                  ///< per user: directly or through a group, unexpired
   std::map<std::string, std::vector<std::size_t>> role_holders;  ///< role -> users holding it directly, unexpired
   std::vector<std::set<std::string>> object_tags;  ///< per object: own tags + inherited through depends_on
   std::vector<bool> engine_gated;                  ///< per classification: has at least one role row

@@ -22,10 +22,10 @@ struct EngineUser {
 
 /// The strictest mask that applies to one column for one principal.
 struct ColumnMask {
-  std::string column;       ///< engine column name
+  std::string column;  ///< engine column name
   MaskKind kind = MaskKind::Full;
-  int visible_chars = 0;    ///< partial only
-  std::string type;         ///< the column's type, for typed expressions
+  int visible_chars = 0;  ///< partial only
+  std::string type;       ///< the column's type, for typed expressions
   auto operator<=>(const ColumnMask&) const = default;
 };
 

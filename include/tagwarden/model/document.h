@@ -12,7 +12,7 @@ namespace tw {
 
 struct DocumentParse {
   nlohmann::json value;
-  std::vector<std::string> errors;  ///< "path: message"; value is unusable when non-empty
+  std::vector<std::pair<std::string, std::string>> errors;  ///< (path, message); value is unusable when non-empty
 };
 
 /// JSON when the first non-blank character is '{' or '[', YAML otherwise.

@@ -37,11 +37,11 @@ struct Policy {
   bool enabled = true;
   PolicyType type = PolicyType::ColumnMask;
   MaskKind mask = MaskKind::Full;
-  int visible_chars = 0;       ///< partial only, 1-8
+  int visible_chars = 0;  ///< partial only, 1-8
   PolicyScope scope;
-  PrincipalSet applies_to;     ///< empty = everyone
+  PrincipalSet applies_to;  ///< empty = everyone
   PrincipalSet exempt;
-  nlohmann::json condition;    ///< row_filter only
+  nlohmann::json condition;  ///< row_filter only
   bool operator==(const Policy&) const = default;
 };
 

@@ -11,8 +11,7 @@ namespace {
 
 class Runner {
  public:
-  Runner(const Plan& plan, Connection& c, const ApplyOptions& o, ApplyResult& r)
-      : plan_(plan), c_(c), o_(o), r_(r) {}
+  Runner(const Plan& plan, Connection& c, const ApplyOptions& o, ApplyResult& r) : plan_(plan), c_(c), o_(o), r_(r) {}
 
   // Runs the statements in order. Throws SqlError when the connection is lost.
   void run(const std::vector<Statement>& statements) {

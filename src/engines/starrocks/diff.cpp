@@ -82,7 +82,8 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
     for (const auto& [on, privs] : it->second.grants) {
       auto w = role.grants.find(on);
       const auto extra = w == role.grants.end() ? privs : minus(privs, w->second);
-      if (!extra.empty()) tighten.push_back({Phase::Tighten, catalog_of(on), sql::revoke_privileges(d, extra, on, name)});
+      if (!extra.empty())
+        tighten.push_back({Phase::Tighten, catalog_of(on), sql::revoke_privileges(d, extra, on, name)});
     }
   }
   for (const auto& [name, role] : want.roles) {
@@ -106,7 +107,8 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
     }
   }
   for (const auto& [name, m] : have.masks) {
-    if (!want.masks.count(name)) cleanup.push_back({Phase::Cleanup, catalog_of(m.object), sql::drop_mask(m.object, name)});
+    if (!want.masks.count(name))
+      cleanup.push_back({Phase::Cleanup, catalog_of(m.object), sql::drop_mask(m.object, name)});
   }
   for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
 
@@ -135,11 +137,13 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
   }
   for (const auto& column : live.foreign_masks) {
     if (!plan.desired.attachments.count(column)) continue;
-    out.push_back({Severity::Error, "starrocks_foreign_mask",
+    out.push_back({Severity::Error,
+                   "starrocks_foreign_mask",
                    "column " + column.first.str() + "." + column.second +
                        " carries a masking policy tagwarden does not own: it is left in place and the gate's policy "
                        "is not attached; remove the foreign policy so tagwarden can enforce the clearance",
-                   plan.profile, {column.first.str() + "." + column.second}});
+                   plan.profile,
+                   {column.first.str() + "." + column.second}});
   }
   return out;
 }

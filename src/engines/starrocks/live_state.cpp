@@ -122,10 +122,9 @@ void add_foreign(LiveRead& out, const std::map<std::string, std::vector<HeldGran
       auto it = by_role.find(role);
       if (it == by_role.end()) continue;
       for (const auto& g : it->second) {
-        out.foreign.push_back(
-            {user, role, g.on, g.pattern, g.privileges,
-             render(g.grant, (d == Dialect::StarRocks ? "ROLE " : "") + sql::ident(role)) + " (held by " +
-                 sql::user_identity(user) + " through role " + role + ")"});
+        out.foreign.push_back({user, role, g.on, g.pattern, g.privileges,
+                               render(g.grant, (d == Dialect::StarRocks ? "ROLE " : "") + sql::ident(role)) +
+                                   " (held by " + sql::user_identity(user) + " through role " + role + ")"});
       }
     }
   }
@@ -179,8 +178,8 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
     hold(cell(r, 0), cell(r, 1), std::move(g));
   }
   static const std::vector<std::pair<std::string, std::string>> kDbColumns = {
-      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"}, {"Update_priv", "UPDATE"},
-      {"Delete_priv", "DELETE"}, {"Create_priv", "CREATE"}, {"Drop_priv", "DROP"},
+      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"},          {"Update_priv", "UPDATE"},
+      {"Delete_priv", "DELETE"}, {"Create_priv", "CREATE"},          {"Drop_priv", "DROP"},
       {"Alter_priv", "ALTER"},   {"Create_view_priv", "CREATE VIEW"}};
   std::string columns;
   for (const auto& [col, name] : kDbColumns) columns += ", " + col;
@@ -375,7 +374,8 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
     const auto privs = privilege_set(cell(r, 5));
     direct[id->first].push_back({*on, false, privs, starrocks_grant_text(*on, privs)});
   }
-  add_foreign(out, direct, by_role, user_roles, Dialect::StarRocks, [&](const std::string& r) { return sink.owned(r); });
+  add_foreign(out, direct, by_role, user_roles, Dialect::StarRocks,
+              [&](const std::string& r) { return sink.owned(r); });
   if (plan.capabilities.masking_policies) read_masks(c, plan, out);
   return out;
 }
@@ -426,7 +426,8 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
   if (auto r = optional_query("SHOW VARIABLES LIKE 'activate_all_roles_on_login'"); r && !r->rows.empty()) {
     const std::string v = upper(cell(r->rows[0], 1));
     if (v != "TRUE" && v != "ON" && v != "1") {
-      p.findings.push_back({Severity::Warning, "starrocks_roles_not_activated",
+      p.findings.push_back({Severity::Warning,
+                            "starrocks_roles_not_activated",
                             "activate_all_roles_on_login is off on this server: StarRocks activates only a user's "
                             "default roles at login, so the roles tagwarden grants take effect after SET ROLE ALL; "
                             "run SET GLOBAL activate_all_roles_on_login = TRUE",
@@ -438,8 +439,7 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
 }
 
 std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignGrant>& foreign) {
-  static const std::set<std::string> kVocabulary = {"SELECT", "INSERT", "UPDATE", "DELETE",
-                                                    "ALTER",  "DROP",   "REFRESH"};
+  static const std::set<std::string> kVocabulary = {"SELECT", "INSERT", "UPDATE", "DELETE", "ALTER", "DROP", "REFRESH"};
   const std::set<std::string> users(plan.users.begin(), plan.users.end());
   std::vector<Finding> out;
   for (const auto& g : foreign) {
@@ -452,8 +452,8 @@ std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignG
       std::set<std::string> extra;
       for (const auto& p : g.privileges) {
         if (!kVocabulary.count(p)) continue;
-        const bool allowed = intended != plan.intended.end() && intended->second.count(o) &&
-                             intended->second.at(o).count(p);
+        const bool allowed =
+            intended != plan.intended.end() && intended->second.count(o) && intended->second.at(o).count(p);
         if (!allowed) extra.insert(p);
       }
       if (extra.empty()) continue;

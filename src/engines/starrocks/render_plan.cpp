@@ -101,7 +101,8 @@ bool covers_database(const QualifiedName& pattern, const std::string& catalog, c
 
 void check_names(const PolicySet& ps, Dialect d, std::vector<std::string>& errors) {
   auto check = [&](const std::string& name, const std::string& what) {
-    if (name.find('\0') != std::string::npos) errors.push_back(what + " contains a NUL byte, which no engine can quote");
+    if (name.find('\0') != std::string::npos)
+      errors.push_back(what + " contains a NUL byte, which no engine can quote");
   };
   for (const auto& u : ps.users) check(u.engine_name, "engine user " + quote(u.platform_name));
   for (const auto& c : ps.catalogs) {
@@ -243,23 +244,25 @@ class Renderer {
       std::vector<std::string> users(c.second.begin(), c.second.end());
       std::vector<std::string> subjects = {obj.str()};
       for (const auto& col : cols) subjects.push_back(obj.str() + "." + col);
-      plan_.findings.push_back(
-          {Severity::Warning, "starrocks_gate_coarsened",
-           obj.str() + " has gated column" + (cols.size() == 1 ? " " : "s ") + join_words(cols) +
-               " and this server cannot mask columns (masking policies " +
-               (plan_.capabilities.masking_policies ? "cannot type them" : "not available") + "): " +
-               std::to_string(users.size()) + " uncleared user" + (users.size() == 1 ? "" : "s") + " (" +
-               join_words(users) + ") lose SELECT on the whole object instead; nothing is dropped",
-           plan_.profile, subjects});
+      plan_.findings.push_back({Severity::Warning, "starrocks_gate_coarsened",
+                                obj.str() + " has gated column" + (cols.size() == 1 ? " " : "s ") + join_words(cols) +
+                                    " and this server cannot mask columns (masking policies " +
+                                    (plan_.capabilities.masking_policies ? "cannot type them" : "not available") +
+                                    "): " + std::to_string(users.size()) + " uncleared user" +
+                                    (users.size() == 1 ? "" : "s") + " (" + join_words(users) +
+                                    ") lose SELECT on the whole object instead; nothing is dropped",
+                                plan_.profile, subjects});
     }
     for (const auto& [obj, cols] : unmaskable_) {
       std::vector<std::string> c(cols.begin(), cols.end());
-      plan_.findings.push_back({Severity::Warning, "starrocks_unmaskable_type",
+      plan_.findings.push_back({Severity::Warning,
+                                "starrocks_unmaskable_type",
                                 "gated column" + std::string(c.size() == 1 ? " " : "s ") + join_words(c) + " of " +
                                     obj.str() +
                                     " have a type tagwarden cannot write into a masking policy: no policy is "
                                     "created for them and uncleared readers lose SELECT on the whole object",
-                                plan_.profile, {obj.str()}});
+                                plan_.profile,
+                                {obj.str()}});
     }
   }
 

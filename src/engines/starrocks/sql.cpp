@@ -9,9 +9,18 @@
 namespace tw::starrocks::sql {
 namespace {
 
-constexpr std::array<std::string_view, 12> kPrivilegeOrder = {
-    "SELECT",       "INSERT",      "UPDATE",      "DELETE",        "ALTER", "DROP", "REFRESH", "CREATE",
-    "CREATE TABLE", "CREATE VIEW", "CREATE MATERIALIZED VIEW", "USAGE"};
+constexpr std::array<std::string_view, 12> kPrivilegeOrder = {"SELECT",
+                                                              "INSERT",
+                                                              "UPDATE",
+                                                              "DELETE",
+                                                              "ALTER",
+                                                              "DROP",
+                                                              "REFRESH",
+                                                              "CREATE",
+                                                              "CREATE TABLE",
+                                                              "CREATE VIEW",
+                                                              "CREATE MATERIALIZED VIEW",
+                                                              "USAGE"};
 
 std::string privilege_list(const std::set<std::string>& privileges) {
   std::string out;
@@ -148,8 +157,8 @@ std::string set_catalog(std::string_view catalog) { return "SET CATALOG " + iden
 
 std::string create_mask(const MaskPolicy& m) {
   const std::string arg = ident("tw_value");
-  return "CREATE MASKING POLICY IF NOT EXISTS " + ident(m.object.database) + "." + ident(m.name) + " AS (" + arg +
-         " " + m.type + ") RETURNS " + m.type + " -> " + mask_body(arg, m.type, m.cleared) + " COMMENT " +
+  return "CREATE MASKING POLICY IF NOT EXISTS " + ident(m.object.database) + "." + ident(m.name) + " AS (" + arg + " " +
+         m.type + ") RETURNS " + m.type + " -> " + mask_body(arg, m.type, m.cleared) + " COMMENT " +
          literal("tagwarden: " + m.object.str() + "." + m.column);
 }
 

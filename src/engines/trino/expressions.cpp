@@ -38,7 +38,7 @@ std::string render(const json& c) {
   const std::string op = c.at("op").get<std::string>();
   if (op == "is_null") return col + " IS NULL";
   if (op == "is_not_null") return col + " IS NOT NULL";
-  static const std::pair<const char*, const char*> kCompare[] = {{"eq", " = "},  {"ne", " <> "}, {"gt", " > "},
+  static const std::pair<const char*, const char*> kCompare[] = {{"eq", " = "},   {"ne", " <> "}, {"gt", " > "},
                                                                  {"gte", " >= "}, {"lt", " < "},  {"lte", " <= "}};
   for (const auto& [name, sql] : kCompare) {
     if (op == name) return col + sql + literal(c.at("value"));

@@ -1,0 +1,32 @@
+-- prepare
+CREATE ROLE IF NOT EXISTS `tw_6d493479_r1682673098ce6d56`;
+CREATE ROLE IF NOT EXISTS `tw_6d493479_r20b872e41ee6e331`;
+CREATE ROLE IF NOT EXISTS `tw_6d493479_r3b2473a8305b0fb9`;
+CREATE ROLE IF NOT EXISTS `tw_6d493479_rba5ee4aa79a9e722`;
+CREATE ROLE IF NOT EXISTS `tw_6d493479_rfb332d738bf7278d`;
+-- widen
+GRANT INSERT, UPDATE, DELETE ON `finance`.`audit_log` TO `tw_6d493479_r1682673098ce6d56`;
+GRANT SELECT, INSERT, UPDATE, DELETE ON `finance`.`customers` TO `tw_6d493479_r20b872e41ee6e331`;
+GRANT SELECT, INSERT, UPDATE, DELETE ON `finance`.`invoice_summary` TO `tw_6d493479_r20b872e41ee6e331`;
+GRANT SELECT, INSERT, UPDATE, DELETE ON `finance`.`invoices` TO `tw_6d493479_r20b872e41ee6e331`;
+GRANT ALTER, DROP ON `finance`.`audit_log` TO `tw_6d493479_r3b2473a8305b0fb9`;
+GRANT INSERT, UPDATE, DELETE, ALTER, DROP ON `sales`.`orders` TO `tw_6d493479_r3b2473a8305b0fb9`;
+GRANT SELECT ON `sales`.`orders` TO `tw_6d493479_rba5ee4aa79a9e722`;
+GRANT SELECT ON `finance`.`audit_log` TO `tw_6d493479_rfb332d738bf7278d`;
+GRANT `tw_6d493479_r1682673098ce6d56` TO 'etl_svc'@'%';
+GRANT `tw_6d493479_r1682673098ce6d56` TO 'farid.haddad'@'%';
+GRANT `tw_6d493479_r20b872e41ee6e331` TO 'farid.haddad'@'%';
+GRANT `tw_6d493479_r3b2473a8305b0fb9` TO 'etl_svc'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'ana.auditor'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'etl_svc'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'farid.haddad'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'grace.lee'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'jo.kim'@'%';
+GRANT `tw_6d493479_rba5ee4aa79a9e722` TO 'platform-admin'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'ana.auditor'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'etl_svc'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'farid.haddad'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'grace.lee'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'jo.kim'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'member-sso'@'%';
+GRANT `tw_6d493479_rfb332d738bf7278d` TO 'platform-admin'@'%';

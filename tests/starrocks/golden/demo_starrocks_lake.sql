@@ -1,0 +1,34 @@
+-- prepare
+CREATE ROLE IF NOT EXISTS `tw_10267c09_r1682673098ce6d56`;
+CREATE ROLE IF NOT EXISTS `tw_10267c09_r20b872e41ee6e331`;
+CREATE ROLE IF NOT EXISTS `tw_10267c09_r3b2473a8305b0fb9`;
+CREATE ROLE IF NOT EXISTS `tw_10267c09_rba5ee4aa79a9e722`;
+CREATE ROLE IF NOT EXISTS `tw_10267c09_rfb332d738bf7278d`;
+-- widen
+GRANT USAGE ON CATALOG `demo_warehouse` TO ROLE `tw_10267c09_rfb332d738bf7278d`;
+SET CATALOG `demo_warehouse`;
+GRANT INSERT, UPDATE, DELETE ON TABLE `finance`.`audit_log` TO ROLE `tw_10267c09_r1682673098ce6d56`;
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE `finance`.`customers` TO ROLE `tw_10267c09_r20b872e41ee6e331`;
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE `finance`.`invoices` TO ROLE `tw_10267c09_r20b872e41ee6e331`;
+GRANT SELECT ON VIEW `finance`.`invoice_summary` TO ROLE `tw_10267c09_r20b872e41ee6e331`;
+GRANT ALTER, DROP ON TABLE `finance`.`audit_log` TO ROLE `tw_10267c09_r3b2473a8305b0fb9`;
+GRANT INSERT, UPDATE, DELETE, ALTER, DROP ON TABLE `sales`.`orders` TO ROLE `tw_10267c09_r3b2473a8305b0fb9`;
+GRANT SELECT ON TABLE `sales`.`orders` TO ROLE `tw_10267c09_rba5ee4aa79a9e722`;
+GRANT SELECT ON TABLE `finance`.`audit_log` TO ROLE `tw_10267c09_rfb332d738bf7278d`;
+GRANT `tw_10267c09_r1682673098ce6d56` TO USER 'etl_svc'@'%';
+GRANT `tw_10267c09_r1682673098ce6d56` TO USER 'farid.haddad'@'%';
+GRANT `tw_10267c09_r20b872e41ee6e331` TO USER 'farid.haddad'@'%';
+GRANT `tw_10267c09_r3b2473a8305b0fb9` TO USER 'etl_svc'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'ana.auditor'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'etl_svc'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'farid.haddad'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'grace.lee'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'jo.kim'@'%';
+GRANT `tw_10267c09_rba5ee4aa79a9e722` TO USER 'platform-admin'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'ana.auditor'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'etl_svc'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'farid.haddad'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'grace.lee'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'jo.kim'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'member-sso'@'%';
+GRANT `tw_10267c09_rfb332d738bf7278d` TO USER 'platform-admin'@'%';
