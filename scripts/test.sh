@@ -44,19 +44,23 @@ differential_self_check() {
   python3 tests/differential/run_differential.py --models 5 --seed 7 --self-check \
     --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh"
 }
-cli_tests() { python3 tests/cli/test_cli.py "$root/build/tagwarden"; }
-trino_e2e() { ./tests/trino-e2e/run.sh; }
+reference_tests() { python3 -m unittest discover -s tests/differential -p 'test_*.py'; }
+daemon_tests() { TAGWARDEN_BIN="$root/build/tagwarden" python3 tests/daemon/test_daemon.py; }
+trino_e2e() { TAGWARDEN_BIN="$root/build/tagwarden" ./tests/daemon/trino_e2e_with_daemon.sh; }
+starrocks_mariadb() { ./tests/starrocks/run_mariadb.sh "$root/build"; }
 
 stage "build (RelWithDebInfo, -Werror)" build_release
 stage "unit tests" unit_tests
 stage "build (AddressSanitizer + UBSan)" build_sanitized
 stage "unit tests under ASan + UBSan" unit_tests_sanitized
-[ -f tests/cli/test_cli.py ] && stage "CLI tests" cli_tests
 stage "Trino oracle self-test" oracle_selftest
+stage "reference semantics unit tests" reference_tests
 [ -f tests/differential/run_differential.py ] && stage "differential test against Trino's evaluator" differential
 [ -f tests/differential/run_differential.py ] && stage "differential self-check (mutated rules are caught)" differential_self_check
-if [ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/trino-e2e/run.sh ]; then
-  stage "real Trino end to end" trino_e2e
+[ -f tests/daemon/test_daemon.py ] && stage "daemon over HTTP" daemon_tests
+[ -x tests/starrocks/run_mariadb.sh ] && stage "StarRocks applier against MariaDB" starrocks_mariadb
+if [ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/daemon/trino_e2e_with_daemon.sh ]; then
+  stage "real Trino end to end, rules served by the daemon" trino_e2e
 fi
 
 echo
