@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace tw {
 
@@ -36,11 +37,14 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   }
   for (auto& [role, holders] : m->role_holders) std::sort(holders.begin(), holders.end());
   m->any_roles = m->direct_roles;
+  std::map<std::string, std::vector<std::size_t>> group_members;
+  for (std::size_t u = 0; u < s.users.size(); ++u) {
+    for (const auto& g : s.users[u].groups) group_members[g].push_back(u);
+  }
   for (const auto& a : s.role_assignments) {
     if (!a.group || !unexpired(a, m->now)) continue;
-    for (std::size_t u = 0; u < s.users.size(); ++u) {
-      const auto& g = s.users[u].groups;
-      if (std::find(g.begin(), g.end(), *a.group) != g.end()) m->any_roles[u].insert(a.role);
+    if (auto it = group_members.find(*a.group); it != group_members.end()) {
+      for (std::size_t u : it->second) m->any_roles[u].insert(a.role);
     }
   }
 
