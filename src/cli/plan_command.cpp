@@ -1,0 +1,149 @@
+#include <iostream>
+
+#include "commands.h"
+#include "common.h"
+#include "options.h"
+#include "tagwarden/engines/starrocks/apply.h"
+#include "tagwarden/engines/starrocks/server.h"
+
+namespace tw::cli {
+namespace {
+
+namespace sr = tw::starrocks;
+
+const char* kUsage =
+    "usage: tagwarden plan --snapshot S --config C --profile P [--dsn DSN] [--password-file F] "
+    "[--dialect starrocks|mysql] [--masking auto|on|off] [--now T] [--output text|json]";
+
+const char* kTeaching = R"(Prints the statements that would make a StarRocks server hold what profile P
+allows, and runs none of them (a dry run).
+
+Without --dsn the plan is for an empty server and assumes nothing about it: no
+masking policies, so a gated column makes its uncleared readers lose SELECT on
+the whole table (coarsened, never dropped; a warning names the table and the
+columns). With --dsn tagwarden connects, probes what the server can do (masking
+policies, whether roles are active at login), reads the roles it owns
+(tw_<hash of P>_*), their grants and members and its masking policies, and
+prints only the difference, in the order apply runs it: prepare, tighten
+(masks, revokes), widen (grants, then memberships), cleanup. Grants made
+outside tagwarden that give a user more than P allows are reported as drift.
+
+The DSN is mysql://user@host:port (StarRocks FE query port, usually 9030),
+with options ?tls=disabled|preferred|required|verify-ca|verify-identity
+&tls-ca=PATH&tls-cert=PATH&tls-key=PATH&connect-timeout=S&read-timeout=S
+&retries=N&backoff-ms=MS. The password comes from TAGWARDEN_STARROCKS_PASSWORD,
+else from --password-file; never from the command line.
+
+--dialect mysql speaks MySQL/MariaDB instead of StarRocks (used by the tests;
+no catalogs, no masking policies).
+
+Exit codes: 0 planned; 1 the profile failed to compile or render; 2 invalid
+input or arguments; 3 the server could not be reached or read.
+
+Example:
+  tagwarden plan --snapshot examples/demo/snapshot.yaml \
+      --config tests/starrocks/profiles.yaml --profile starrocks_main)";
+
+}  // namespace
+
+int run_plan(const std::vector<std::string>& args) {
+  po::options_description desc("Options");
+  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
+                                                 "governance snapshot, JSON or YAML")(
+      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
+      "profile", po::value<std::string>()->required(), "the StarRocks profile to plan")(
+      "dsn", po::value<std::string>(), "plan against this live server: mysql://user@host:port[?options]")(
+      "password-file", po::value<std::string>(), "file whose first line is the password (env wins)")(
+      "dialect", po::value<std::string>()->default_value("starrocks"), "starrocks or mysql")(
+      "masking", po::value<std::string>()->default_value("auto"),
+      "masking policies: auto (probe the server; off without one), on, off")(
+      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
+      "output", po::value<std::string>()->default_value("text"), "text (a SQL script) or json");
+  po::variables_map vm;
+  if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
+  const std::string format = vm["output"].as<std::string>();
+  const std::string masking = vm["masking"].as<std::string>();
+  const auto dialect = sr::parse_dialect(vm["dialect"].as<std::string>());
+  if ((format != "text" && format != "json") || !dialect || (masking != "auto" && masking != "on" && masking != "off")) {
+    std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
+    return kExitInvalidInput;
+  }
+  auto optional = [&](const char* key) -> std::optional<std::string> {
+    if (vm.count(key)) return vm[key].as<std::string>();
+    return std::nullopt;
+  };
+  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
+                            optional("profile"));
+  if (!inputs) return kExitInvalidInput;
+  const Profile& profile = inputs->config.profiles.front();
+  if (profile.engine != Engine::StarRocks) {
+    std::cerr << "error: profile " << profile.name << " is a " << to_string(profile.engine)
+              << " profile; plan and apply are for StarRocks profiles\n";
+    return kExitInvalidInput;
+  }
+  ProfileCompile compiled = compile_profile(*inputs->model, profile);
+  if (!compiled.policy_set) {
+    std::cerr << "profile " << profile.name << " FAILED:\n";
+    for (const auto& e : compiled.errors) std::cerr << "  " << e << "\n";
+    return kExitProfileFailed;
+  }
+
+  std::optional<sr::ServerSession> server;
+  sr::Capabilities caps;
+  if (auto dsn = optional("dsn")) {
+    sr::OpenResult opened = sr::open_server(*dsn, optional("password-file"), *dialect, profile.name);
+    if (!opened.session) {
+      std::cerr << "error: " << opened.error << "\n";
+      return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;
+    }
+    server = std::move(opened.session);
+    caps = server->probe.capabilities;
+  }
+  if (masking != "auto") caps.masking_policies = masking == "on";
+  sr::PlanRender rendered = sr::render_plan(*compiled.policy_set, {*dialect, caps});
+  if (!rendered.plan) {
+    std::cerr << "profile " << profile.name << " cannot be rendered:\n";
+    for (const auto& e : rendered.errors) std::cerr << "  " << e << "\n";
+    return kExitProfileFailed;
+  }
+  const sr::Plan& plan = *rendered.plan;
+  std::vector<Finding> findings = compiled.findings;
+  findings.insert(findings.end(), plan.findings.begin(), plan.findings.end());
+  std::vector<sr::Statement> statements;
+  if (server) {
+    findings.insert(findings.end(), server->probe.findings.begin(), server->probe.findings.end());
+    sr::ApplyOptions options;
+    options.dry_run = true;
+    options.retries = server->settings.retries;
+    options.backoff_ms = server->settings.backoff_ms;
+    sr::ApplyResult r = sr::apply_plan(plan, *server->connection, options);
+    if (!r.ok) {
+      for (const auto& e : r.errors) std::cerr << "error: " << e << "\n";
+      return kExitOutputFailed;
+    }
+    statements = std::move(r.planned);
+    findings.insert(findings.end(), r.findings.begin(), r.findings.end());
+  } else {
+    statements = sr::diff_statements(plan, sr::LiveState{});
+  }
+
+  const std::string target = server ? server->settings.describe() + " (" + server->probe.version + ")" : "an empty server";
+  if (format == "json") {
+    nlohmann::json doc = sr::statements_json(plan, statements);
+    doc["target"] = target;
+    doc["findings"] = nlohmann::json::array();
+    for (const auto& f : findings) doc["findings"].push_back(to_json(f));
+    std::cout << doc.dump(1) << "\n";
+    return kExitOk;
+  }
+  std::vector<std::string> header = {
+      "tagwarden plan for profile " + plan.profile + " against " + target + ": " + std::to_string(statements.size()) +
+          " statements (dry run, nothing was run)",
+      std::string("dialect ") + sr::to_string(plan.dialect) + ", masking policies " +
+          (plan.capabilities.masking_policies ? "on" : "off") + ", owned names start with " + plan.prefix};
+  for (const auto& f : findings) header.push_back(std::string(to_string(f.severity)) + ": " + f.message);
+  std::cout << sr::statements_text(plan, statements, header);
+  return kExitOk;
+}
+
+}  // namespace tw::cli
