@@ -20,6 +20,8 @@ commands:
   explain    why one user is or is not cleared, and what each profile refuses them
   findings   print warnings and info about the snapshot and profiles
   serve      run the daemon: reconcile loop, signed webhook, served rules, status and metrics
+  plan       print the statements that would make a StarRocks server match a profile (dry run)
+  apply      apply a StarRocks profile: only the difference, tightening first
   version    print the version
 
 exit codes: 0 ok; 1 a profile failed; 2 invalid input or usage; 3 output not written.
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
     if (command == "explain") return tw::cli::run_explain(args);
     if (command == "findings") return tw::cli::run_findings(args);
     if (command == "serve") return tw::cli::run_serve(args);
+    if (command == "plan") return tw::cli::run_plan(args);
+    if (command == "apply") return tw::cli::run_apply(args);
     if (command == "version" || command == "--version") {
       std::cout << "tagwarden 0.1.0\n";
       return 0;

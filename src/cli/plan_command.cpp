@@ -64,7 +64,8 @@ int run_plan(const std::vector<std::string>& args) {
   const std::string format = vm["output"].as<std::string>();
   const std::string masking = vm["masking"].as<std::string>();
   const auto dialect = sr::parse_dialect(vm["dialect"].as<std::string>());
-  if ((format != "text" && format != "json") || !dialect || (masking != "auto" && masking != "on" && masking != "off")) {
+  if ((format != "text" && format != "json") || !dialect ||
+      (masking != "auto" && masking != "on" && masking != "off")) {
     std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
     return kExitInvalidInput;
   }
@@ -127,7 +128,8 @@ int run_plan(const std::vector<std::string>& args) {
     statements = sr::diff_statements(plan, sr::LiveState{});
   }
 
-  const std::string target = server ? server->settings.describe() + " (" + server->probe.version + ")" : "an empty server";
+  const std::string target =
+      server ? server->settings.describe() + " (" + server->probe.version + ")" : "an empty server";
   if (format == "json") {
     nlohmann::json doc = sr::statements_json(plan, statements);
     doc["target"] = target;
@@ -136,11 +138,11 @@ int run_plan(const std::vector<std::string>& args) {
     std::cout << doc.dump(1) << "\n";
     return kExitOk;
   }
-  std::vector<std::string> header = {
-      "tagwarden plan for profile " + plan.profile + " against " + target + ": " + std::to_string(statements.size()) +
-          " statements (dry run, nothing was run)",
-      std::string("dialect ") + sr::to_string(plan.dialect) + ", masking policies " +
-          (plan.capabilities.masking_policies ? "on" : "off") + ", owned names start with " + plan.prefix};
+  std::vector<std::string> header = {"tagwarden plan for profile " + plan.profile + " against " + target + ": " +
+                                         std::to_string(statements.size()) + " statements (dry run, nothing was run)",
+                                     std::string("dialect ") + sr::to_string(plan.dialect) + ", masking policies " +
+                                         (plan.capabilities.masking_policies ? "on" : "off") +
+                                         ", owned names start with " + plan.prefix};
   for (const auto& f : findings) header.push_back(std::string(to_string(f.severity)) + ": " + f.message);
   std::cout << sr::statements_text(plan, statements, header);
   return kExitOk;

@@ -873,7 +873,7 @@ def source_error_cleared_after_file_restored_unchanged(c: Ctx):
     d.wait_ready()
     etag = d.rules().headers["etag"]
     d.snapshot_path.unlink()
-    eq(d.recompile().status, 422, "recompile with the file missing")
+    d.recompile()  # its status is source_failure_keeps_last_good's business
     check(d.status()["source"]["last_error"], "source.last_error while the file is missing")
     d.snapshot_path.write_text(DEMO_SNAPSHOT)
     r = d.recompile()
@@ -1073,6 +1073,17 @@ def sighup_reloads_config(c: Ctx):
     check(d.proc.poll() is None, "daemon died on a broken config")
     eq(d.get("/v1/profiles/trino_b/trino-rules.json").status, 200, "trino_b after a refused reload")
     eq(len(d.status()["profiles"]), 2, "profiles after a refused reload")
+    # a profile removed from the config stops being served (it would never be recompiled again)
+    d.extra_profiles = ""
+    d.write_config()
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and d.get("/v1/profiles/trino_b/trino-rules.json").status != 404:
+        time.sleep(0.05)
+    eq(d.get("/v1/profiles/trino_b/trino-rules.json").status, 404, "trino_b after it was removed from the config")
+    eq(d.rules().status, 200, f"{PROFILE} after trino_b was removed")
+    eq([p["name"] for p in d.status()["profiles"]], [PROFILE], "profiles after the removal")
+    eq(d.get("/readyz").status, 200, "/readyz after the removal")
     eq(d.stop(), 0, "exit code")
 
 
@@ -1139,11 +1150,17 @@ def webhook_cancelled_by_shutdown_is_not_ok(c: Ctx):
     b.join(30)
     eq(d.proc.wait(10), 0, "exit code")
     ra, rb = res.get("A"), res.get("B")
-    check(isinstance(ra, Resp) and ra.status == 200, f"webhook A (its pass ran): {ra!r}")
+    problems = []
+    # B: its pass never ran, so 200/ok would tell the sender its change is live. 202/503 or no
+    # answer (the sender retries) are acceptable.
     if isinstance(rb, Resp):
         body = rb.json() if rb.body.startswith(b"{") else {}
-        check(rb.status != 200 and body.get("ok") is not True,
-              f"webhook B, whose recompile never ran (shutdown), was answered {rb.status} {body}")
+        if rb.status == 200 or body.get("ok") is True:
+            problems.append(f"webhook B, whose recompile never ran (shutdown), was answered {rb.status} {body}")
+    # A: its pass ran to the end before the daemon exited; a graceful stop delivers its answer.
+    if not (isinstance(ra, Resp) and ra.status == 200):
+        problems.append(f"webhook A, whose pass completed before the exit, got no 200 but {ra!r}")
+    check(not problems, "\n    ".join(problems))
 
 
 @test

@@ -43,6 +43,7 @@ daemon_start() {  # starts the daemon; returns once it logged `listening`
         nohup "$TAGWARDEN_BIN" serve --config "$TW_E2E_DIR/tagwarden.yaml" \
         </dev/null >>"$TW_E2E_DIR/daemon.log" 2>&1 &
     pid=$!
+    disown "$pid" 2>/dev/null || true  # no "Killed" job message when the stop hook SIGKILLs it
     echo "$pid" >"$TW_E2E_DIR/daemon.pid"
     for i in $(seq 1 300); do
         if tail -c +"$((log_offset + 1))" "$TW_E2E_DIR/daemon.log" | grep -q '"event":"listening"'; then

@@ -367,7 +367,184 @@ def generate(seed: int, size: str = "small"):
             p["restrict_materialized_views"] = rng.random() < 0.6
         profiles.append(p)
     config = {"profiles": profiles}
+    # policies draw from their own stream: models without policies stay
+    # exactly what they were before policies were generated
+    add_policies(snapshot, random.Random(seed * 1000003 + 7))
     return snapshot, config
+
+
+# ---- access policies (MODEL.md section 4) ---------------------------------
+
+POLICY_SHARE = 0.4   # share of models that carry policies
+
+POLICY_NAMES = [
+    "mask_pii", "eu_rows", "deny-raw", "p'q", 'p"dq', "pölicy", "策略", "mask pii 2",
+    "filter|x", "deny.*", "rows (1)", "n\\b",
+]
+
+# string literals a careless renderer would break: quotes, backslashes,
+# SQL comment/termination, unicode, empty
+HOSTILE_STRINGS = [
+    "EU", "US", "O'Brien", "back\\slash", "\\'", "''", "'; DROP TABLE t; --", 'say "hi"',
+    "ünï 名前", "🦆", "", "a%_b", "x\\", "end'",
+]
+
+ATTR_VALUES = {
+    "dept": HOSTILE_STRINGS,
+    "level": [0, 3, 7, -2, 2.5, 100],
+    "regions": [["EU", "US"], ["O'Brien"], [], ["back\\slash", "ü"]],
+    "active": [True, False],
+}
+
+SQL_DOUBLES = [2.5, -0.125, 100.75, 3.0, 0.5, -7.25]
+DATES = ["2026-01-01", "2026-11-30", "1999-12-31"]
+
+
+def add_policies(snapshot, rng):
+    """Give some models 1-5 valid policies (every reference resolves)."""
+    if rng.random() >= POLICY_SHARE:
+        return
+    users, objects = snapshot["users"], snapshot["objects"]
+    roles = snapshot["roles"]
+    user_names = [u["name"] for u in users]
+    # more user attributes: hostile strings, numbers, lists, booleans
+    for u in users:
+        if rng.random() < 0.6:
+            attrs = u.setdefault("attributes", {})
+            for k, vals in ATTR_VALUES.items():
+                if rng.random() < 0.5:
+                    attrs[k] = rng.choice(vals)
+            if rng.random() < 0.3 and "region" not in attrs:
+                attrs["region"] = rng.choice(["EU", "US", "O'Brien"])
+    # policies only show where SELECT is held: widen reading for a few principals
+    seen = {(tuple(sorted(g["principal"].items())), g["object"]) for g in snapshot["grants"]}
+    for _ in range(rng.randint(1, 3)):
+        principal = {"role": rng.choice(roles)} if rng.random() < 0.6 else {"user": rng.choice(user_names)}
+        key = (tuple(sorted(principal.items())), "*.*.*")
+        if key not in seen:
+            seen.add(key)
+            snapshot["grants"].append({"principal": principal, "object": "*.*.*",
+                                       "privileges": ["SELECT"] + (["INSERT"] if rng.random() < 0.3 else [])})
+    tags = [c["name"] for c in snapshot["classifications"]]
+    used_tags = sorted({t for o in objects for t in (o.get("tags") or [])}
+                       | {t for o in objects for c in o["columns"] for t in (c.get("tags") or [])})
+    levels = sorted({c["level"] for c in snapshot["classifications"] if "level" in c}) or [3]
+    domains = sorted({o["domain"] for o in objects if "domain" in o})
+    names = _Names(rng, POLICY_NAMES, "policy")
+    policies = []
+    for _ in range(rng.randint(1, 5)):
+        ptype = rng.choices(["column_mask", "row_filter", "deny"], [4, 4, 2])[0]
+        p = {"name": names.take()}
+        r = rng.random()
+        if r < 0.15:
+            p["enabled"] = False
+        elif r < 0.4:
+            p["enabled"] = True
+        p["type"] = ptype
+        if ptype == "column_mask":
+            p["mask"] = rng.choice(["full", "partial", "partial", "hash", "null"])
+            if p["mask"] == "partial":
+                p["visible_chars"] = rng.randint(1, 8)
+        kinds = ["object", "tag", "tag", "domain", "level_at_least"]
+        if ptype != "row_filter":
+            kinds += ["column", "column"]
+        kind = rng.choice(kinds)
+        target = rng.choice(objects)
+        if kind == "object":
+            scope = {"object": target["name"]}
+        elif kind == "column":
+            scope = {"column": target["name"] + "." + rng.choice(target["columns"])["name"]}
+        elif kind == "tag":
+            scope = {"tag": rng.choice(used_tags if used_tags and rng.random() < 0.8 else tags)}
+        elif kind == "domain":
+            scope = {"domain": rng.choice(domains + ["finance", "hr", "nowhere", "finance/payables"])}
+        else:
+            scope = {"level_at_least": rng.choice(levels + [0, 6])}
+        p["scope"] = scope
+        for key, share in (("applies_to", 0.4), ("exempt", 0.3)):
+            if rng.random() < share:
+                ps = {}
+                if rng.random() < 0.7:
+                    ps["roles"] = rng.sample(roles, rng.randint(0, min(2, len(roles))))
+                if rng.random() < 0.5:
+                    ps["users"] = rng.sample(user_names, rng.randint(0, min(2, len(user_names))))
+                p[key] = ps
+        if ptype == "row_filter":
+            in_scope = [o for o in objects if _reaches(snapshot, scope, o)] or objects
+            p["condition"] = _condition(rng, in_scope, 2)
+        policies.append(p)
+    snapshot["policies"] = policies
+
+
+def _reaches(snapshot, scope, o):
+    """Roughly whether the scope reaches o (only to pick sensible condition columns)."""
+    if "object" in scope:
+        return scope["object"] == o["name"]
+    if "domain" in scope:
+        d = o.get("domain") or ""
+        return d == scope["domain"] or d.startswith(scope["domain"] + "/")
+    if "tag" in scope:
+        tags = {scope["tag"]}
+    else:
+        tags = {c["name"] for c in snapshot["classifications"] if c.get("level", -99) >= scope["level_at_least"]}
+    return bool(tags & (set(o.get("tags") or []) | {t for c in o["columns"] for t in c.get("tags") or []}))
+
+
+def _value_for(rng, ctype):
+    """A literal or $user reference, usually of the column's type, sometimes not."""
+    r = rng.random()
+    if r < 0.2:
+        return {"$user": rng.choice(["name", "attributes.region", "attributes.dept", "attributes.level",
+                                     "attributes.active", "attributes.missing", "roles", "bogus"])}
+    if r < 0.27:  # wrong type on purpose
+        return rng.choice([rng.choice(HOSTILE_STRINGS), rng.randint(-3, 50), rng.choice(SQL_DOUBLES),
+                           rng.choice([True, False]), None])
+    if ctype == "varchar":
+        return rng.choice(HOSTILE_STRINGS)
+    if ctype == "bigint":
+        return rng.randint(-100, 100000)
+    if ctype == "double":
+        return rng.choice(SQL_DOUBLES + [rng.randint(-5, 5)])
+    if ctype == "boolean":
+        return rng.choice([True, False])
+    return rng.choice(DATES)
+
+
+def _condition(rng, objs, depth):
+    r = rng.random()
+    if depth > 0 and r < 0.25:
+        n = rng.choice([2, 2, 3, 1]) if rng.random() < 0.9 else 1  # one part: unsatisfiable
+        return {rng.choice(["and", "or"]): [_condition(rng, objs, depth - 1) for _ in range(n)]}
+    if r < 0.3:
+        return rng.choice([{"true": True}, {"false": True}])
+    o = rng.choice(objs)
+    col = rng.choice(o["columns"])
+    cname, ctype = col["name"], col["type"]
+    if rng.random() < 0.06:
+        cname = "zz_no_such_column"
+    elif rng.random() < 0.15 and cname.isascii():
+        cname = cname.upper()
+    op = rng.choices(["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "is_null", "is_not_null", "like"],
+                     [6, 2, 1, 1, 1, 1, 4, 2, 1, 1, 0.4])[0]
+    node = {"column": cname, "op": op}
+    if op in ("is_null", "is_not_null"):
+        if rng.random() < 0.1:
+            node["value"] = 1  # a value where none belongs: unsatisfiable
+        return node
+    if op in ("in", "not_in"):
+        r = rng.random()
+        if r < 0.25:
+            node["value"] = {"$user": rng.choice(["roles", "attributes.regions", "attributes.region"])}
+        elif r < 0.3:
+            node["value"] = _value_for(rng, ctype)  # a scalar: unsatisfiable
+        else:
+            node["values"] = [_value_for(rng, ctype) for _ in range(rng.randint(0, 3))]
+        return node
+    if rng.random() < 0.05:
+        node["value"] = [_value_for(rng, ctype)]  # a list for eq: unsatisfiable
+    else:
+        node["value"] = _value_for(rng, ctype)
+    return node
 
 
 def _has_control(s: str) -> bool:

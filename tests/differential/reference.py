@@ -264,3 +264,400 @@ class EngineView:
                 return {"columns": sorted(cols)}
             return {"columns": sorted(c for c in cols if c not in denied)}
         raise ValueError("unknown op " + op)
+
+
+# ==========================================================================
+# Access policies (MODEL.md section 4), written from the spec and the test's
+# brief. Reference.policy_access() is the full per-(user, object) decision;
+# Reference.access() above folds deny policies into privileges/denied columns.
+
+MASK_RANK = {"partial": 1, "hash": 2, "full": 3, "null": 4}  # higher = stricter
+NO_ROWS = {"false": True}
+NUMERIC_PREFIXES = ("tinyint", "smallint", "int", "integer", "bigint", "largeint", "real", "float",
+                    "double", "decimal", "numeric")
+
+
+class Unsatisfiable(Exception):
+    pass
+
+
+def ascii_lower(s: str) -> str:
+    """Identifiers are case-insensitive (Trino lowercases them); only ASCII folds here."""
+    return "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in s)
+
+
+def is_numeric_type(t: str) -> bool:
+    return ascii_lower(t).startswith(NUMERIC_PREFIXES)
+
+
+def _is_json_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_scalar(v, ctype: str):
+    """A bound comparison value must fit the column's type."""
+    if isinstance(v, str):
+        if is_numeric_type(ctype):
+            raise Unsatisfiable("string vs numeric column")
+    elif isinstance(v, bool):
+        if not ascii_lower(ctype).startswith("bool"):
+            raise Unsatisfiable("boolean vs non-boolean column")
+    elif _is_json_number(v):
+        if not is_numeric_type(ctype):
+            raise Unsatisfiable("number vs non-numeric column")
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            raise Unsatisfiable("not finite")
+    else:
+        raise Unsatisfiable("value of wrong kind")
+
+
+def _policy_scope_reach(ref, p: dict, o: dict):
+    """-> (whole_object: bool, columns: list of engine column names) the scope reaches."""
+    sc = p["scope"]
+    if "object" in sc:
+        return sc["object"] == o["name"], []
+    if "column" in sc:
+        oname, _, col = sc["column"].rpartition(".")
+        if oname != o["name"]:
+            return False, []
+        return False, [c["name"].lower() for c in o["columns"] if c["name"] == col]
+    if "domain" in sc:
+        d = o.get("domain")
+        return d is not None and (d == sc["domain"] or d.startswith(sc["domain"] + "/")), []
+    if "tag" in sc:
+        tags = {sc["tag"]}
+    else:
+        n = sc["level_at_least"]
+        tags = {c["name"] for c in ref.snap["classifications"] if "level" in c and c["level"] >= n}
+    if ref.effective_tags(o["name"]) & tags:
+        return True, []
+    return False, [c["name"].lower() for c in o["columns"] if set(c.get("tags") or []) & tags]
+
+
+class PolicyDecision:
+    def __init__(self, policy, whole, columns, applies, why, condition=None, unsat=None):
+        self.policy, self.whole, self.columns = policy, whole, columns
+        self.applies, self.why = applies, why
+        self.condition, self.unsat = condition, unsat
+
+
+def _ref_init_policies(self):
+    # roles held directly or through a group, unexpired (applies_to only)
+    self.any_roles = {n: set(r) for n, r in self.held.items()}
+    members = {}
+    for u in self.snap["users"]:
+        for g in u.get("groups") or []:
+            members.setdefault(g, []).append(u["name"])
+    for a in self.snap["role_assignments"]:
+        if "group" not in a:
+            continue
+        exp = a.get("expires_at")
+        if exp is not None and not self.now < parse_time(exp):
+            continue
+        for n in members.get(a["group"], []):
+            self.any_roles[n].add(a["role"])
+    self.policies = [p for p in self.snap.get("policies") or [] if p.get("enabled", True)]
+    self._pcache = {}
+
+
+def _principals_hold(self, uname, ps, via_groups):
+    if uname in (ps.get("users") or []):
+        return True
+    roles = self.any_roles[uname] if via_groups else self.held[uname]
+    return any(r in roles for r in ps.get("roles") or [])
+
+
+def _policy_applies(self, uname, p):
+    at = p.get("applies_to") or {}
+    if (at.get("roles") or at.get("users")) and not self._principals_hold(uname, at, True):
+        return False, "not in applies_to"
+    ex = p.get("exempt") or {}
+    if (ex.get("roles") or ex.get("users")) and self._principals_hold(uname, ex, False):
+        return False, "exempt"
+    return True, "applies"
+
+
+def _user_value(self, uname, ref_):
+    if not isinstance(ref_, str):
+        raise Unsatisfiable("$user must be a string")
+    if ref_ == "name":
+        return uname
+    if ref_ == "roles":
+        return sorted(self.held[uname])
+    if ref_.startswith("attributes."):
+        attrs = self.users[uname].get("attributes") or {}
+        key = ref_[len("attributes."):]
+        if key not in attrs:
+            raise Unsatisfiable("missing attribute " + key)
+        return attrs[key]
+    raise Unsatisfiable("unknown $user reference " + ref_)
+
+
+def _bind(self, uname, o, node):
+    """The condition with the user's values bound; raises Unsatisfiable."""
+    if not isinstance(node, dict):
+        raise Unsatisfiable("not a mapping")
+    if node == {"true": True} and node["true"] is True:
+        return {"true": True}
+    if node == {"false": True} and node["false"] is True:
+        return dict(NO_ROWS)
+    for j in ("and", "or"):
+        if j in node:
+            parts = node[j]
+            if len(node) != 1 or not isinstance(parts, list) or len(parts) < 2:
+                raise Unsatisfiable("bad " + j)
+            return {j: [self._bind(uname, o, x) for x in parts]}
+    if set(node) - {"column", "op", "value", "values"}:
+        raise Unsatisfiable("unknown key")
+    col, op = node.get("column"), node.get("op")
+    if not isinstance(col, str) or not isinstance(op, str):
+        raise Unsatisfiable("column and op needed")
+    lc = ascii_lower(col)
+    types = {c["name"].lower(): c["type"] for c in o["columns"]}
+    if lc not in types:
+        raise Unsatisfiable("unknown column " + col)
+    ctype = types[lc]
+
+    def bind(v):
+        if isinstance(v, dict):
+            if list(v) != ["$user"]:
+                raise Unsatisfiable("value mapping must be $user")
+            return self._user_value(uname, v["$user"])
+        return v
+
+    if op in ("is_null", "is_not_null"):
+        if "value" in node or "values" in node:
+            raise Unsatisfiable(op + " takes no value")
+        return {"column": lc, "op": op}
+    if op in ("eq", "ne", "gt", "gte", "lt", "lte"):
+        if "value" not in node or "values" in node:
+            raise Unsatisfiable(op + " needs one value")
+        v = bind(node["value"])
+        _check_scalar(v, ctype)
+        return {"column": lc, "op": op, "value": v}
+    if op in ("in", "not_in"):
+        if "values" in node and "value" not in node:
+            if not isinstance(node["values"], list):
+                raise Unsatisfiable("values must be a list")
+            vals = [bind(v) for v in node["values"]]
+        elif "value" in node and "values" not in node:
+            vals = bind(node["value"])
+            if not isinstance(vals, list):
+                raise Unsatisfiable(op + " needs a list")
+        else:
+            raise Unsatisfiable(op + " needs values")
+        for v in vals:
+            _check_scalar(v, ctype)
+        return {"column": lc, "op": op, "values": vals}
+    raise Unsatisfiable("unknown operator " + op)
+
+
+def _policy_decisions(self, uname, o):
+    """Every enabled policy whose scope reaches o, with whether it applies to uname."""
+    key = (uname, o["name"])
+    if key in self._pcache:
+        return self._pcache[key]
+    out = []
+    for p in self.policies:
+        whole, cols = _policy_scope_reach(self, p, o)
+        if not whole and not cols:
+            continue
+        if p["type"] == "column_mask" and whole:
+            cols = [c["name"].lower() for c in o["columns"]]
+        if p["type"] == "row_filter":
+            whole = True  # a column carrying the tag still filters the object's rows
+        ok, why = self._policy_applies(uname, p)
+        d = PolicyDecision(p, whole, cols, ok, why)
+        if ok and p["type"] == "row_filter":
+            try:
+                d.condition = self._bind(uname, o, p["condition"])
+            except Unsatisfiable as e:
+                d.condition, d.unsat = dict(NO_ROWS), str(e)
+        out.append(d)
+    self._pcache[key] = out
+    return out
+
+
+def _policy_access(self, uname, o, prof):
+    """-> (privs, denied, masks {col: mask dict as in policyset.json}, row_filter JSON or None)."""
+    privs, denied = self._clearance_access(uname, o, prof)
+    denied = set(denied)
+    decs = [d for d in self._policy_decisions(uname, o) if d.applies]
+    if any(d.policy["type"] == "deny" and d.whole for d in decs):
+        return set(), [], {}, None
+    if "SELECT" not in privs:
+        return privs, [], {}, None
+    for d in decs:
+        if d.policy["type"] == "deny":
+            denied |= set(d.columns)
+    types = {c["name"].lower(): c["type"] for c in o["columns"]}
+    masks = {}
+    for d in decs:
+        p = d.policy
+        if p["type"] != "column_mask":
+            continue
+        for c in d.columns:
+            if c in denied:
+                continue
+            m = {"column": c, "mask": p["mask"], "type": types[c]}
+            if p["mask"] == "partial":
+                m["visible_chars"] = p["visible_chars"]
+            cur = masks.get(c)
+            if cur is None or MASK_RANK[m["mask"]] > MASK_RANK[cur["mask"]] or (
+                    m["mask"] == cur["mask"] == "partial" and m["visible_chars"] < cur["visible_chars"]):
+                masks[c] = m
+    filters = [d.condition for d in decs if d.policy["type"] == "row_filter"]
+    if not filters:
+        rf = None
+    elif any(f == NO_ROWS and f["false"] is True for f in filters):
+        rf = dict(NO_ROWS)
+    else:
+        rf = filters[0] if len(filters) == 1 else {"and": filters}
+    return privs, sorted(denied), masks, rf
+
+
+def _explain_policies(self, uname, o):
+    out = []
+    for d in self._policy_decisions(uname, o):
+        p = d.policy
+        s = f"policy {p['name']!r} {p['type']} scope={p['scope']} reach={'object' if d.whole else d.columns}: {d.why}"
+        if d.unsat:
+            s += f" (unsatisfiable: {d.unsat})"
+        elif d.condition is not None:
+            s += f" filter={d.condition}"
+        out.append(s)
+    return out
+
+
+_clearance_access = Reference.access
+
+
+def _access(self, uname, o, prof):
+    p, d, _, _ = self.policy_access(uname, o, prof)
+    return p, d
+
+
+_orig_init = Reference.__init__
+_orig_explain = Reference.explain
+
+
+def _init(self, snapshot, now=None):
+    _orig_init(self, snapshot, now)
+    _ref_init_policies(self)
+
+
+def _explain(self, uname, o, prof):
+    s = _orig_explain(self, uname, o, prof)
+    if o is not None and uname in self.users:
+        extra = _explain_policies(self, uname, o)
+        if extra:
+            s += "; " + "; ".join(extra)
+    return s
+
+
+Reference.__init__ = _init
+Reference.explain = _explain
+Reference._clearance_access = _clearance_access
+Reference.access = _access
+Reference.policy_access = _policy_access
+Reference._principals_hold = _principals_hold
+Reference._policy_applies = _policy_applies
+Reference._user_value = _user_value
+Reference._bind = _bind
+Reference._policy_decisions = _policy_decisions
+
+
+# --------------------------------------------------------------------------
+# Trino SQL: the string shapes of src/engines/trino/expressions.cpp
+
+def sql_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sql_literal(v) -> str:
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return sql_string(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "DOUBLE '" + repr(v) + "'"
+    raise ValueError(f"no SQL literal for {v!r}")
+
+
+def sql_filter(c: dict) -> str:
+    if "true" in c:
+        return "true"
+    if "false" in c:
+        return "1 = 0"
+    for j, sep in (("and", " AND "), ("or", " OR ")):
+        if j in c:
+            return sep.join("(" + sql_filter(x) + ")" for x in c[j])
+    col = sql_identifier(c["column"])
+    op = c["op"]
+    if op == "is_null":
+        return col + " IS NULL"
+    if op == "is_not_null":
+        return col + " IS NOT NULL"
+    cmp = {"eq": " = ", "ne": " <> ", "gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}
+    if op in cmp:
+        return col + cmp[op] + sql_literal(c["value"])
+    vals = c["values"]
+    if not vals:
+        return "1 = 0" if op == "in" else "true"
+    return col + (" IN (" if op == "in" else " NOT IN (") + ", ".join(sql_literal(v) for v in vals) + ")"
+
+
+def trino_type(t: str) -> str:
+    t = ascii_lower(t)
+    return {"string": "varchar", "text": "varchar", "int": "integer", "float": "real",
+            "datetime": "timestamp"}.get(t, t)
+
+
+def sql_mask(m: dict) -> str:
+    t = trino_type(m["type"])
+    col = sql_identifier(m["column"])
+    is_str = t == "varchar" or t.startswith("varchar(") or t.startswith("char")
+    if m["mask"] == "null" or not is_str:
+        return f"CAST(NULL AS {t})"
+    if m["mask"] == "full":
+        e = "'****'"
+    elif m["mask"] == "partial":
+        n = str(m["visible_chars"])
+        e = f"CASE WHEN length({col}) <= {n} THEN '****' ELSE concat('****', substr({col}, -{n})) END"
+    else:
+        e = f"lower(to_hex(sha256(to_utf8({col}))))"
+    if t != "varchar":
+        e = f"CAST({e} AS {t})"
+    return e
+
+
+def _ev_policy(self, user, catalog, schema, table):
+    """(masks, row_filter) Trino should apply for an engine user on an engine table."""
+    uname, o, _ = self.resolve(user, catalog, schema, table)
+    if uname is None or o is None:
+        return {}, None
+    _, _, masks, rf = self.ref.policy_access(uname, o, self.prof)
+    return masks, rf
+
+
+def _ev_decide(self, q):
+    op = q["op"]
+    if op == "column_mask":
+        masks, _ = self.policy(q["user"], q["catalog"], q["schema"], q["table"])
+        m = masks.get(q["column"])
+        return {"mask": sql_mask(m) if m else None}
+    if op == "row_filters":
+        _, rf = self.policy(q["user"], q["catalog"], q["schema"], q["table"])
+        return {"filters": [sql_filter(rf)] if rf is not None else []}
+    return _orig_decide(self, q)
+
+
+_orig_decide = EngineView.decide
+EngineView.policy = _ev_policy
+EngineView.decide = _ev_decide

@@ -67,6 +67,7 @@ class Result:
         self.passed = 0
         self.failed = 0
         self.trino = 0
+        self.trino_policy = 0  # column_mask / row_filters answers (not in self.trino)
         self.fails = []        # (one-line summary, detail lines)
         self.selfcheck = []    # dicts: kind, what, detected, mandatory
         self.notes = []
@@ -293,8 +294,9 @@ def run_oracle_file(opts, rules_path, queries_path, answers_path):
 # --------------------------------------------------------------------------
 # policyset vs reference
 
-def parse_classes(access, where, res, with_denied=True):
-    """access classes -> {engine user: (privs set, denied sorted list)}; reports malformed ones."""
+def parse_classes(access, where, res, with_denied=True, extras=None):
+    """access classes -> {engine user: (privs set, denied sorted list)}; reports malformed ones.
+    With `extras` (a dict), also fills {engine user: (masks {column: mask}, row_filter or None)}."""
     out = {}
     if not isinstance(access, list):
         res.fail(f"{where}: access is not a list", f"got {jdump(access)[:300]}")
@@ -310,6 +312,14 @@ def parse_classes(access, where, res, with_denied=True):
                 res.fail(f"{where}: engine user {u!r} is in two access classes")
                 continue
             out[u] = (set(privs) & set(PRIVILEGES), denied)
+            if extras is not None:
+                masks = {}
+                for m in a.get("masks", []) or []:
+                    if not isinstance(m, dict) or m.get("column") in masks:
+                        res.fail(f"{where}: malformed or repeated mask {jdump(m)[:200]}")
+                        continue
+                    masks[m.get("column")] = m
+                extras[u] = (masks, a.get("row_filter"))
     return out
 
 
@@ -400,7 +410,8 @@ def compare_policyset(ref, prof, ps, res, names):
             res.fail(f"{tag}: {name} columns {po.get('columns')!r}, expected {ref.columns(o)!r}")
         else:
             res.ok()
-        got = parse_classes(po.get("access", []), f"{tag}: {name}", res)
+        extras = {}
+        got = parse_classes(po.get("access", []), f"{tag}: {name}", res, extras=extras)
         for n, e in eng.items():
             want = ref.access(n, o, prof)
             g = got.get(e, (set(), []))
@@ -409,6 +420,8 @@ def compare_policyset(ref, prof, ps, res, names):
                          ref.explain(n, o, prof))
             else:
                 res.ok()
+            if ref.policies or e in extras and (extras[e][0] or extras[e][1] is not None):
+                compare_policy_decision(ref, prof, n, e, o, extras.get(e, ({}, None)), res, f"{tag}: {name}")
         for e in set(got) - set(eng.values()):
             res.fail(f"{tag}: {name} grants unknown engine user {e!r}")
     for n in set(got_objs) - set(ref.objects):
@@ -430,6 +443,24 @@ def compare_policyset(ref, prof, ps, res, names):
                          ref.explain(n, None, prof) + f"; create-restricted={n in restricted}")
             else:
                 res.ok()
+
+
+def compare_policy_decision(ref, prof, uname, e, o, got, res, where):
+    """Masks (per column) and the row filter of one user's access class vs the reference."""
+    _, _, want_masks, want_rf = ref.policy_access(uname, o, prof)
+    got_masks, got_rf = got
+    for c in sorted(set(want_masks) | set(got_masks), key=str):
+        w, g = want_masks.get(c), got_masks.get(c)
+        if jdump(w) != jdump(g):
+            res.fail(f"{where} user {e!r} column {c!r}: policyset mask {jdump(g)}, reference {jdump(w)}",
+                     ref.explain(uname, o, prof))
+        else:
+            res.ok()
+    if jdump(want_rf) != jdump(got_rf):
+        res.fail(f"{where} user {e!r}: policyset row_filter {jdump(got_rf)}, reference {jdump(want_rf)}",
+                 ref.explain(uname, o, prof))
+    else:
+        res.ok()
 
 
 def check_findings(ref, profiles, out, res):
@@ -563,6 +594,39 @@ def build_queries(ref, prof, ev, rng, names):
         for c in sorted({h[0] for h in hidden} | {"zz_no_such_catalog"}):
             add(u, c, "zz_fresh_schema", "zz_new_table", "create_table")
     return qs
+
+
+def build_policy_queries(ref, prof, ev, rng):
+    """column_mask (every column, with its type) and row_filters for every engine user
+    and a few unknown users x every visible object."""
+    users = sorted(ev.by_engine_user) + unknown_users(ref, prof, rng)[:3]
+    qs = []
+    for u in users:
+        for o in ref.snap["objects"]:
+            if not ref.visible(o, prof):
+                continue
+            c, s, t = ref.engine_object_name(o, prof).split(".")
+            base = {"user": u, "catalog": c, "schema": s, "table": t}
+            qs.append({"op": "row_filters", **base})
+            for col in o["columns"]:
+                qs.append({"op": "column_mask", **base, "column": col["name"].lower(), "type": col["type"]})
+    return qs
+
+
+def compare_policy_answers(queries, expected, answers, ev, prof, res):
+    for i, (q, want) in enumerate(zip(queries, expected)):
+        got = answers[i] if i < len(answers) else None
+        res.trino_policy += 1
+        if isinstance(got, dict) and "error" not in got and got == want:
+            res.ok()
+            continue
+        uname, o, _ = ev.resolve(q["user"], q["catalog"], q["schema"], q["table"])
+        what = q["op"] + (f" column={q['column']!r} type={q['type']}" if q["op"] == "column_mask" else "")
+        res.fail(f"trino {prof.name} {what} user={q['user']!r} {q['catalog']}.{q['schema']}.{q['table']}: "
+                 f"expected {jdump(want)} got {jdump(got) if got is not None else 'no answer'}",
+                 "why: " + (ev.ref.explain(uname, o, prof) if uname else f"{q['user']!r} is no engine user"))
+    if len(answers) != len(queries):
+        res.fail(f"trino {prof.name}: oracle gave {len(answers)} answers to {len(queries)} policy queries")
 
 
 def compare_answers(queries, expected, answers, ev, prof, res, label="trino", record=True):
@@ -744,6 +808,21 @@ def _run_model(seed, opts, workdir, res):
             base_bad = None
         else:
             base_bad = compare_answers(queries, expected, answers, ev, prof, res)
+        pq = build_policy_queries(ref, prof, ev, random.Random(seed * 37 + pi))
+        pexp = [ev.decide(q) for q in pq]
+        ppath = os.path.join(workdir, f"policy_queries_{prof.name}.jsonl")
+        with open(ppath, "w", encoding="ascii") as f:
+            for q in pq:
+                f.write(json.dumps(q) + "\n")
+        with open(os.path.join(workdir, f"policy_expected_{prof.name}.jsonl"), "w", encoding="ascii") as f:
+            for e in pexp:
+                f.write(json.dumps(e) + "\n")
+        panswers, perr = run_oracle(opts, rules_path, ppath,
+                                    os.path.join(workdir, f"policy_answers_{prof.name}.jsonl"))
+        if perr:
+            res.fail(f"trino {prof.name} (policy queries): {perr}")
+        else:
+            compare_policy_answers(pq, pexp, panswers, ev, prof, res)
         if opts.self_check and pi == 0 and base_bad is not None:
             with open(rules_path, encoding="utf-8") as f:
                 rules = json.load(f)
@@ -815,6 +894,8 @@ def main(argv=None):
     passed = sum(r.passed for r in results.values())
     failed = sum(r.failed for r in results.values())
     trino = sum(r.trino for r in results.values())
+    trino_policy = sum(r.trino_policy for r in results.values())
+    with_policies = sum(1 for s in seeds if gen_model.generate(s, opts.size)[0]["policies"])
     shown = 0
     for s in seeds:
         r = results[s]
@@ -860,6 +941,9 @@ def main(argv=None):
         print(f"self-check: {'passed' if sc_ok else 'FAILED'}")
 
     print(f"({len(seeds)} models, seeds {seeds[0]}..{seeds[-1]}, {time.time() - t0:.1f}s)")
+    print(f"models with access policies: {with_policies}")
+    if opts.oracle:
+        print(f"mask/filter decisions checked against Trino: {trino_policy}")
     print(f"decisions checked against Trino: {trino}")
     print(f"differential: {passed} passed, {failed} failed")
     if opts.self_check:

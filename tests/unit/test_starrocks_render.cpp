@@ -240,8 +240,20 @@ TEST_CASE("starrocks creation rights: OWNERSHIP of unlisted names maps to CREATE
 }
 
 TEST_CASE("starrocks hostile names are quoted in every statement") {
-  const std::vector<std::string> users = {"o'brien", "back\\slash", "tick`tock", "50%off", "under_score",
-                                          "\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb8" "d" "\xc3\xa9", "semi;colon --", "plain"};
+  const std::vector<std::string> users = {"o'brien",
+                                          "back\\slash",
+                                          "tick`tock",
+                                          "50%off",
+                                          "under_score",
+                                          "\xc3\xbc"
+                                          "n"
+                                          "\xc3\xaf"
+                                          "c"
+                                          "\xc3\xb8"
+                                          "d"
+                                          "\xc3\xa9",
+                                          "semi;colon --",
+                                          "plain"};
   const std::string schema = "sch`e'ma_%\\x", name = "t`a\\b'le%_", gated = "g`a'te\\d_%", cat = "ext`cat'_%";
   json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", {"reader", "cleared"}}};
   for (const auto& u : users) {
@@ -264,10 +276,10 @@ TEST_CASE("starrocks hostile names are quoted in every statement") {
   external.withhold_writes = false;
   auto ps_ext = compile_ok(*m, external);
 
-  for (auto [policy, options] : {std::pair{&ps, PlanOptions{Dialect::StarRocks, {true}}},
-                                 std::pair{&ps, PlanOptions{Dialect::StarRocks, {false}}},
-                                 std::pair{&ps, PlanOptions{Dialect::MySQL, {}}},
-                                 std::pair{&ps_ext, PlanOptions{Dialect::StarRocks, {true}}}}) {
+  for (auto [policy, options] :
+       {std::pair{&ps, PlanOptions{Dialect::StarRocks, {true}}},
+        std::pair{&ps, PlanOptions{Dialect::StarRocks, {false}}}, std::pair{&ps, PlanOptions{Dialect::MySQL, {}}},
+        std::pair{&ps_ext, PlanOptions{Dialect::StarRocks, {true}}}}) {
     const Plan plan = plan_ok(*policy, options);
     const auto statements = diff_statements(plan, LiveState{});
     INFO(statements_text(plan, statements));
@@ -310,9 +322,11 @@ TEST_CASE("starrocks diff: nothing to do when the server holds the plan; tighten
   // Old: the coarsened demo. New: a changed snapshot where member-sso is a pii_reader
   // (widens) and platform-admin lost analyst (tightens).
   std::string text = read_text(source_path("examples/demo/snapshot.yaml"));
-  text.replace(text.find("  - {role: analyst, user: platform-admin}\n"), 42, "  - {role: pii_reader, user: member-sso}\n");
+  text.replace(text.find("  - {role: analyst, user: platform-admin}\n"), 42,
+               "  - {role: pii_reader, user: member-sso}\n");
   auto m2 = model_from_text(text);
-  const Plan next = plan_ok(compile_ok(*m2, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main")));
+  const Plan next =
+      plan_ok(compile_ok(*m2, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main")));
   const Plan old = plan_ok(ps);
   LiveState live;
   live.owned = old.desired;
@@ -346,8 +360,11 @@ TEST_CASE("starrocks diff: nothing to do when the server holds the plan; tighten
 TEST_CASE("starrocks per-tag policy limit: only the profile over the limit fails") {
   // Catalog a holds `n` columns tagged T; catalog b holds 10. Profiles pa and pb see one catalog each.
   auto snapshot = [](int n) {
-    json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", {"r"}},
-              {"users", {user("x")}}, {"role_assignments", {{{"role", "r"}, {"user", "x"}}}}};
+    json s = {{"version", 1},
+              {"generated_at", "2026-11-30T12:00:00Z"},
+              {"roles", {"r"}},
+              {"users", {user("x")}},
+              {"role_assignments", {{{"role", "r"}, {"user", "x"}}}}};
     s["classifications"] = {{{"name", "T"}, {"clearance", {{{"type", "role"}, {"name", "r"}}}}}};
     json cols = json::array(), small = json::array();
     for (int i = 0; i < n; ++i) cols.push_back(column("c" + std::to_string(i), "int", {"T"}));

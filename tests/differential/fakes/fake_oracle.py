@@ -59,6 +59,11 @@ def answer(rules, q):
         return {"allow": level == "all" and op.upper() in privs}
     if op in ("create_table", "create_mv"):
         return {"allow": level == "all" and "OWNERSHIP" in privs}
+    if op == "column_mask":
+        m = [col.get("mask") for col in (rule or {}).get("columns", []) if col["name"] == q["column"]]
+        return {"mask": m[0] if m else None}
+    if op == "row_filters":
+        return {"filters": [rule["filter"]] if rule and "filter" in rule else []}
     if op == "filter_columns":
         if level == "none" or not privs:
             return {"columns": []}

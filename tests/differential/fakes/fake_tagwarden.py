@@ -19,20 +19,28 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from reference import Profile, Reference  # noqa: E402
+from reference import Profile, Reference, sql_filter, sql_mask  # noqa: E402
 
 ORDER = ["SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"]
 
 
 def classes(pairs):
-    """[(engine user, privs, denied)] -> access classes, users grouped by decision."""
+    """[(engine user, privs, denied[, masks, row_filter])] -> access classes, users grouped by decision."""
     groups = {}
-    for eu, privs, denied in pairs:
+    for eu, privs, denied, *pol in pairs:
         if privs:
-            key = (tuple(p for p in ORDER if p in privs), tuple(denied))
+            key = (tuple(p for p in ORDER if p in privs), tuple(denied), json.dumps(pol, sort_keys=True))
             groups.setdefault(key, []).append(eu)
-    return [{"users": sorted(us), "privileges": list(k[0]), "denied_columns": list(k[1])}
-            for k, us in sorted(groups.items())]
+    out = []
+    for k, us in sorted(groups.items()):
+        c = {"users": sorted(us), "privileges": list(k[0]), "denied_columns": list(k[1])}
+        pol = json.loads(k[2])
+        if pol and pol[0]:
+            c["masks"] = [pol[0][col] for col in sorted(pol[0])]
+        if pol and pol[1] is not None:
+            c["row_filter"] = pol[1]
+        out.append(c)
+    return out
 
 
 def user_regex(users):
@@ -46,7 +54,7 @@ def compile_profile(ref, prof):
     for o in ref.snap["objects"]:
         if not ref.visible(o, prof):
             continue
-        pairs = [(eng[n],) + ref.access(n, o, prof) for n in ref.users]
+        pairs = [(eng[n],) + ref.policy_access(n, o, prof) for n in ref.users]
         objects.append({"name": o["name"], "engine_name": ref.engine_object_name(o, prof),
                         "kind": o["kind"], "columns": ref.columns(o), "access": classes(pairs)})
     # unlisted names: every combination of the literals grants use, most specific first
@@ -78,8 +86,12 @@ def compile_profile(ref, prof):
         where = {"catalog": re.escape(c), "schema": re.escape(s), "table": re.escape(t)}
         for a in o["access"]:
             r = {"user": user_regex(a["users"]), **where, "privileges": a["privileges"]}
-            if a["denied_columns"]:
-                r["columns"] = [{"name": col, "allow": False} for col in a["denied_columns"]]
+            cols = [{"name": col, "allow": False} for col in a["denied_columns"]]
+            cols += [{"name": m["column"], "mask": sql_mask(m)} for m in a.get("masks", [])]
+            if cols:
+                r["columns"] = cols
+            if "row_filter" in a:
+                r["filter"] = sql_filter(a["row_filter"])
             tables.append(r)
         tables.append({**where, "privileges": []})
     for u in unlisted:

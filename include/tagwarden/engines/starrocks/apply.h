@@ -16,10 +16,10 @@
 namespace tw::starrocks {
 
 struct ApplyOptions {
-  int retries = 3;        ///< re-reads and resumes after a lost connection
-  int backoff_ms = 500;   ///< delay before the first retry; doubles each time
-  bool dry_run = false;   ///< read and diff only: ApplyResult::planned is what would run
-  bool verify = true;     ///< re-read after applying and fail when the server still differs
+  int retries = 3;       ///< re-reads and resumes after a lost connection
+  int backoff_ms = 500;  ///< delay before the first retry; doubles each time
+  bool dry_run = false;  ///< read and diff only: ApplyResult::planned is what would run
+  bool verify = true;    ///< re-read after applying and fail when the server still differs
   /// Called before each statement runs (SET CATALOG included); tests use it to cut the connection.
   std::function<void(const std::string& sql)> before_statement;
 };

@@ -1,0 +1,438 @@
+// The StarRocks applier against a private MariaDB (MySQL dialect), started by
+// tests/starrocks/run_mariadb.sh, which sets TAGWARDEN_TEST_MARIADB_DSN and
+// TAGWARDEN_STARROCKS_PASSWORD and creates the demo databases, tables and
+// users. Hidden ([.]): run with `unit_tests "[starrocks-mariadb]"`.
+//
+// Privileges are judged by an independent reader of mysql.tables_priv,
+// mysql.db and mysql.roles_mapping (what a user holds directly or through a
+// role), not by the applier's own reader.
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "../starrocks/sr_test_helpers.h"
+#include "tagwarden/engines/starrocks/apply.h"
+#include "tagwarden/engines/starrocks/live_state.h"
+#include "tagwarden/engines/starrocks/server.h"
+#include "tagwarden/engines/starrocks/sql.h"
+
+using namespace srtest;
+namespace sr = tw::starrocks;
+
+namespace {
+
+const char* kDemoUsers[] = {"farid.haddad", "member-sso", "platform-admin", "grace.lee",
+                            "jo.kim",       "ana.auditor", "etl_svc"};
+
+std::string dsn() {
+  const char* d = std::getenv("TAGWARDEN_TEST_MARIADB_DSN");
+  return d ? d : "";
+}
+
+std::unique_ptr<sr::Connection> open() {
+  auto parsed = sr::parse_dsn(dsn());
+  REQUIRE(parsed.settings.has_value());
+  std::string error;
+  parsed.settings->password = sr::resolve_password(std::nullopt, error).value_or("");
+  parsed.settings->retries = 0;
+  return sr::connect(*parsed.settings, sr::Dialect::MySQL);
+}
+
+std::string cell(const sr::Row& r, std::size_t i) { return i < r.size() && r[i] ? *r[i] : ""; }
+
+using Key = std::pair<std::string, std::string>;  // database, table
+using Held = std::map<std::string, std::map<Key, std::set<std::string>>>;
+
+bool like(std::string_view p, std::string_view t) {
+  if (p.empty()) return t.empty();
+  if (p[0] == '%') {
+    for (std::size_t i = 0; i <= t.size(); ++i) {
+      if (like(p.substr(1), t.substr(i))) return true;
+    }
+    return false;
+  }
+  if (t.empty()) return false;
+  if (p[0] == '\\' && p.size() > 1) return p[1] == t[0] && like(p.substr(2), t.substr(1));
+  return (p[0] == '_' || p[0] == t[0]) && like(p.substr(1), t.substr(1));
+}
+
+// What each user (host %) holds on each listed object, directly or through roles (one level and nested).
+Held server_held(sr::Connection& c, const std::vector<Securable>& objects) {
+  static const std::set<std::string> vocabulary = {"SELECT", "INSERT", "UPDATE", "DELETE", "ALTER", "DROP"};
+  std::map<std::string, std::set<std::string>> grantee_roles;  // "u@host" or "role@" -> roles
+  for (const auto& r : c.query("SELECT User, Host, Role FROM mysql.roles_mapping").rows) {
+    grantee_roles[cell(r, 0) + "@" + cell(r, 1)].insert(cell(r, 2));
+  }
+  std::map<std::string, std::map<Key, std::set<std::string>>> table;  // grantee -> object -> privs
+  for (const auto& r : c.query("SELECT User, Host, Db, Table_name, Table_priv FROM mysql.tables_priv").rows) {
+    std::string list = cell(r, 4);
+    std::set<std::string> privs;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      auto comma = list.find(',', start);
+      std::string p = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      for (auto& ch : p) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (vocabulary.count(p)) privs.insert(p);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    table[cell(r, 0) + "@" + cell(r, 1)][{cell(r, 2), cell(r, 3)}].insert(privs.begin(), privs.end());
+  }
+  std::map<std::string, std::vector<std::pair<std::string, std::set<std::string>>>> db;  // grantee -> (pattern, privs)
+  for (const auto& r :
+       c.query("SELECT User, Host, Db, Select_priv, Insert_priv, Update_priv, Delete_priv, Alter_priv, Drop_priv "
+               "FROM mysql.db")
+           .rows) {
+    std::set<std::string> privs;
+    const char* names[] = {"SELECT", "INSERT", "UPDATE", "DELETE", "ALTER", "DROP"};
+    for (int i = 0; i < 6; ++i) {
+      if (cell(r, 3 + i) == "Y") privs.insert(names[i]);
+    }
+    db[cell(r, 0) + "@" + cell(r, 1)].push_back({cell(r, 2), privs});
+  }
+  auto holds = [&](const std::string& grantee, const Securable& o, std::set<std::string>& out) {
+    if (auto t = table.find(grantee); t != table.end()) {
+      if (auto p = t->second.find({o.database, o.name}); p != t->second.end()) out.insert(p->second.begin(), p->second.end());
+    }
+    if (auto d = db.find(grantee); d != db.end()) {
+      for (const auto& [pattern, privs] : d->second) {
+        if (like(pattern, o.database)) out.insert(privs.begin(), privs.end());
+      }
+    }
+  };
+  Held out;
+  std::set<std::string> users;
+  for (const auto& r : c.query("SELECT User FROM mysql.user WHERE Host = '%' AND is_role = 'N'").rows) {
+    users.insert(cell(r, 0));
+  }
+  for (const auto& u : users) {
+    std::set<std::string> seen;
+    std::vector<std::string> grantees = {u + "@%"};
+    for (std::size_t i = 0; i < grantees.size(); ++i) {
+      for (const auto& role : grantee_roles[grantees[i]]) {
+        if (seen.insert(role).second) grantees.push_back(role + "@");
+      }
+    }
+    for (const auto& o : objects) {
+      std::set<std::string> privs;
+      for (const auto& g : grantees) holds(g, o, privs);
+      if (!privs.empty()) out[u][{o.database, o.name}] = privs;
+    }
+  }
+  return out;
+}
+
+Held intended(const sr::Plan& plan) {
+  Held out;
+  for (const auto& [u, m] : plan.intended) {
+    for (const auto& [o, privs] : m) out[u][{o.database, o.name}] = privs;
+  }
+  return out;
+}
+
+std::set<std::string> at(const Held& h, const std::string& u, const Key& k) {
+  auto a = h.find(u);
+  if (a == h.end()) return {};
+  auto b = a->second.find(k);
+  return b == a->second.end() ? std::set<std::string>{} : b->second;
+}
+
+// Drops every role named tw_* or test_* and every privilege of the demo users.
+void reset(sr::Connection& c) {
+  for (const auto& r : c.query("SELECT User FROM mysql.user WHERE is_role = 'Y'").rows) {
+    const std::string role = cell(r, 0);
+    if (role.rfind("tw_", 0) == 0 || role.rfind("test_", 0) == 0) c.execute("DROP ROLE " + sr::sql::ident(role));
+  }
+  for (const auto& r : c.query("SELECT User FROM mysql.user WHERE Host = '%' AND is_role = 'N'").rows) {
+    c.execute("REVOKE ALL PRIVILEGES, GRANT OPTION FROM " + sr::sql::user_identity(cell(r, 0)));
+  }
+}
+
+std::string demo_text() { return read_text(source_path("examples/demo/snapshot.yaml")); }
+
+// The demo with member-sso a pii_reader and platform-admin no analyst: from it
+// to the demo, member-sso loses customers and platform-admin gains everything analyst reads.
+std::string changed_demo() {
+  std::string t = demo_text();
+  const std::string from = "  - {role: analyst, user: platform-admin}\n";
+  t.replace(t.find(from), from.size(), "  - {role: pii_reader, user: member-sso}\n");
+  return t;
+}
+
+sr::Plan mysql_plan(const std::string& snapshot_text) {
+  auto m = model_from_text(snapshot_text);
+  auto ps = compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main"));
+  return plan_ok(ps, {sr::Dialect::MySQL, {}});
+}
+
+sr::ApplyOptions quick(int retries = 0) {
+  sr::ApplyOptions o;
+  o.retries = retries;
+  o.backoff_ms = 10;
+  return o;
+}
+
+#define REQUIRE_MARIADB()                                                                  \
+  if (dsn().empty()) {                                                                     \
+    WARN("SKIP: TAGWARDEN_TEST_MARIADB_DSN is not set (run tests/starrocks/run_mariadb.sh)"); \
+    return;                                                                                \
+  }
+
+}  // namespace
+
+TEST_CASE("mariadb: connection handling", "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  auto probe = sr::probe_server(*c, sr::Dialect::MySQL, "p");
+  CHECK(probe.version.find("MariaDB") != std::string::npos);
+  CHECK_FALSE(probe.capabilities.masking_policies);
+
+  // A refused statement is not a lost connection; the session stays usable.
+  try {
+    c->execute("GRANT SELECT ON `no_such_db`.`nope` TO `no_such_role`");
+    FAIL("expected an error");
+  } catch (const sr::SqlError& e) {
+    CHECK_FALSE(e.connection_lost());
+  }
+  CHECK(c->query("SELECT 1").rows.size() == 1);
+
+  // A killed session is a lost connection; reconnect() opens a fresh one.
+  auto admin = open();
+  const std::string id = cell(c->query("SELECT CONNECTION_ID()").rows.at(0), 0);
+  admin->execute("KILL CONNECTION " + id);
+  try {
+    c->query("SELECT 1");
+    FAIL("expected a lost connection");
+  } catch (const sr::SqlError& e) {
+    CHECK(e.connection_lost());
+  }
+  c->reconnect();
+  CHECK(cell(c->query("SELECT CONNECTION_ID()").rows.at(0), 0) != id);
+
+  // Wrong password: refused at once, reported, not retried as a lost connection.
+  auto parsed = sr::parse_dsn(dsn());
+  parsed.settings->password = "definitely-wrong";
+  try {
+    sr::connect(*parsed.settings, sr::Dialect::MySQL);
+    FAIL("expected access denied");
+  } catch (const sr::SqlError& e) {
+    CHECK(e.code() == 1045);
+    CHECK_FALSE(e.connection_lost());
+  }
+  // A port nobody listens on: a connection error after the DSN's retries.
+  auto closed = sr::open_server("mysql://nobody@127.0.0.1:1?retries=1&backoff-ms=10&connect-timeout=2",
+                                std::nullopt, sr::Dialect::MySQL, "p");
+  CHECK_FALSE(closed.session.has_value());
+  CHECK_FALSE(closed.invalid_input);
+  CHECK(sr::open_server("mysql://u:secret@h:1", std::nullopt, sr::Dialect::MySQL, "p").invalid_input);
+}
+
+TEST_CASE("mariadb: apply converges, reads back, and a second apply runs nothing", "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  const sr::Plan plan = mysql_plan(demo_text());
+  sr::ApplyResult first = sr::apply_plan(plan, *c, quick());
+  INFO(first.errors.size() << " errors; first: " << (first.errors.empty() ? "" : first.errors[0]));
+  REQUIRE(first.ok);
+  CHECK(first.statements == first.planned.size());
+  CHECK(first.statements > 0);
+  CHECK(server_held(*c, plan.objects) == intended(plan));
+  CHECK(at(server_held(*c, plan.objects), "member-sso", {"finance", "customers"}).empty());  // coarsened
+
+  // The applier's own reader sees exactly the desired state.
+  sr::LiveRead live = sr::read_live_state(*c, plan);
+  CHECK(live.state.owned.roles == plan.desired.roles);
+  CHECK(sr::diff_statements(plan, live.state).empty());
+
+  sr::ApplyResult second = sr::apply_plan(plan, *c, quick());
+  REQUIRE(second.ok);
+  CHECK(second.planned.empty());
+  CHECK(second.statements == 0);
+  CHECK(second.executed.empty());
+}
+
+TEST_CASE("mariadb: a cut at every statement never widens, and the next run converges", "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  auto admin = open();
+  const sr::Plan old_plan = mysql_plan(changed_demo());
+  const sr::Plan new_plan = mysql_plan(demo_text());
+  const Held old_held = intended(old_plan), new_held = intended(new_plan);
+
+  reset(*c);
+  REQUIRE(sr::apply_plan(old_plan, *c, quick()).ok);
+  const auto full = sr::diff_statements(new_plan, sr::read_live_state(*c, new_plan).state);
+  REQUIRE(full.size() >= 4);
+  // Tightening strictly precedes widening.
+  std::size_t last_revoke = 0, first_grant = full.size();
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (full[i].sql.rfind("REVOKE", 0) == 0 || full[i].sql.rfind("DROP", 0) == 0) last_revoke = i;
+    if (full[i].sql.rfind("GRANT", 0) == 0) first_grant = std::min(first_grant, i);
+  }
+  CHECK(last_revoke < first_grant);
+
+  for (std::size_t k = 0; k < full.size(); ++k) {
+    INFO("cut before statement " << k << ": " << full[k].sql);
+    reset(*c);
+    c->reconnect();
+    REQUIRE(sr::apply_plan(old_plan, *c, quick()).ok);
+    const std::string id = cell(c->query("SELECT CONNECTION_ID()").rows.at(0), 0);
+    std::size_t seen = 0;
+    sr::ApplyOptions o = quick(0);
+    o.verify = false;
+    o.before_statement = [&](const std::string&) {
+      if (seen++ == k) admin->execute("KILL CONNECTION " + id);
+    };
+    sr::ApplyResult cut = sr::apply_plan(new_plan, *c, o);
+    CHECK_FALSE(cut.ok);
+    CHECK(cut.statements == k);
+
+    // Every user holds, on every object, a subset of the old or of the new policy: nothing in neither.
+    const Held now = server_held(*admin, new_plan.objects);
+    for (const auto& [u, objects] : now) {
+      for (const auto& [key, privs] : objects) {
+        std::set<std::string> either = at(old_held, u, key);
+        const auto n = at(new_held, u, key);
+        either.insert(n.begin(), n.end());
+        INFO(u << " on " << key.first << "." << key.second);
+        CHECK(std::includes(either.begin(), either.end(), privs.begin(), privs.end()));
+      }
+      // Stronger, per user: while tightening, within the old policy; once widening, within the new.
+      bool within_old = true, within_new = true;
+      for (const auto& [key, privs] : objects) {
+        const auto o_ = at(old_held, u, key), n_ = at(new_held, u, key);
+        within_old = within_old && std::includes(o_.begin(), o_.end(), privs.begin(), privs.end());
+        within_new = within_new && std::includes(n_.begin(), n_.end(), privs.begin(), privs.end());
+      }
+      INFO("user " << u);
+      CHECK((within_old || within_new));
+    }
+
+    // Resume: the next run converges and the one after runs nothing.
+    c->reconnect();
+    sr::ApplyResult resumed = sr::apply_plan(new_plan, *c, quick());
+    REQUIRE(resumed.ok);
+    CHECK(server_held(*admin, new_plan.objects) == new_held);
+    CHECK(sr::apply_plan(new_plan, *c, quick()).statements == 0);
+  }
+
+  // Within one run: a cut is survived by reconnecting, re-reading and continuing.
+  for (std::size_t k = 0; k < full.size(); k += 3) {
+    reset(*c);
+    c->reconnect();
+    REQUIRE(sr::apply_plan(old_plan, *c, quick()).ok);
+    std::size_t seen = 0;
+    sr::ApplyOptions o = quick(2);
+    o.before_statement = [&](const std::string&) {
+      if (seen++ == k) admin->execute("KILL CONNECTION " + cell(c->query("SELECT CONNECTION_ID()").rows.at(0), 0));
+    };
+    sr::ApplyResult r = sr::apply_plan(new_plan, *c, o);
+    INFO("cut at " << k);
+    CHECK(r.ok);
+    CHECK(r.attempts == 2);
+    CHECK(r.notes.size() == 1);
+    CHECK(server_held(*admin, new_plan.objects) == new_held);
+  }
+}
+
+TEST_CASE("mariadb: drift is reported with the exact grant, and grants tagwarden does not own are untouched",
+          "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  // Foreign state: a direct grant that bypasses the Confidential gate, a foreign role held by
+  // farid, and another profile's tw_ role.
+  c->execute("GRANT SELECT ON `finance`.`invoices` TO 'member-sso'@'%'");
+  c->execute("CREATE ROLE `test_foreign`");
+  c->execute("GRANT SELECT ON `sales`.`orders` TO `test_foreign`");
+  c->execute("GRANT `test_foreign` TO 'platform-admin'@'%'");
+  c->execute("CREATE ROLE `tw_deadbeef_rother`");
+  c->execute("GRANT SELECT ON `finance`.`audit_log` TO `tw_deadbeef_rother`");
+  c->execute("GRANT `tw_deadbeef_rother` TO 'jo.kim'@'%'");
+
+  const sr::Plan plan = mysql_plan(changed_demo());  // platform-admin holds no analyst here
+  sr::ApplyResult r = sr::apply_plan(plan, *c, quick());
+  REQUIRE(r.ok);
+  std::vector<std::string> drift;
+  for (const auto& f : r.findings) {
+    if (f.code == "starrocks_drift") drift.push_back(f.message);
+  }
+  REQUIRE(drift.size() == 2);
+  const auto has = [&](const std::string& needle) {
+    return std::any_of(drift.begin(), drift.end(), [&](const std::string& m) { return m.find(needle) != std::string::npos; });
+  };
+  CHECK(has("GRANT SELECT ON `finance`.`invoices` TO 'member-sso'@'%' gives member-sso SELECT on "
+            "default_catalog.finance.invoices"));
+  CHECK(has("not cleared for Confidential"));
+  CHECK(has("GRANT SELECT ON `sales`.`orders` TO `test_foreign` (held by 'platform-admin'@'%' through role "
+            "test_foreign)"));
+
+  // None of it was touched.
+  const Held held = server_held(*c, plan.objects);
+  CHECK(at(held, "member-sso", {"finance", "invoices"}) == std::set<std::string>{"SELECT"});
+  CHECK(at(held, "platform-admin", {"sales", "orders"}) == std::set<std::string>{"SELECT"});
+  auto roles = c->query("SELECT Role FROM mysql.roles_mapping WHERE User = 'jo.kim' AND Host = '%'");
+  bool other = false;
+  for (const auto& row : roles.rows) other = other || cell(row, 0) == "tw_deadbeef_rother";
+  CHECK(other);
+  CHECK(sr::apply_plan(plan, *c, quick()).statements == 0);
+  reset(*c);
+}
+
+TEST_CASE("mariadb: hostile names round-trip through the server", "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  // run_mariadb.sh created these databases, tables and users.
+  const std::string snapshot = R"({
+    "version": 1, "generated_at": "2026-11-30T12:00:00Z",
+    "users": [{"name": "o'brien"}, {"name": "back\\slash"}, {"name": "tick`tock"}, {"name": "50%off"},
+              {"name": "under_score"}, {"name": "\u00fcn\u00efc\u00f8d\u00e9"}, {"name": "semi;colon --"}],
+    "roles": ["reader", "cleared", "maker"],
+    "role_assignments": [
+      {"role": "reader", "user": "o'brien"}, {"role": "reader", "user": "back\\slash"},
+      {"role": "reader", "user": "tick`tock"}, {"role": "reader", "user": "50%off"},
+      {"role": "reader", "user": "under_score"}, {"role": "reader", "user": "\u00fcn\u00efc\u00f8d\u00e9"},
+      {"role": "reader", "user": "semi;colon --"}, {"role": "cleared", "user": "o'brien"},
+      {"role": "maker", "user": "under_score"}],
+    "classifications": [{"name": "Secret", "clearance": [{"type": "role", "name": "cleared"}]}],
+    "objects": [
+      {"name": "h.we`ird'db_%.t`a'b%_le", "columns": [{"name": "id", "type": "bigint"},
+                                                     {"name": "s`e'cret", "type": "varchar", "tags": ["Secret"]}]},
+      {"name": "h.under_score.plain", "columns": [{"name": "id", "type": "bigint"}]}],
+    "grants": [
+      {"principal": {"role": "reader"}, "object": "h.*.*", "privileges": ["SELECT", "INSERT"]},
+      {"principal": {"role": "maker"}, "object": "h.under_score.*", "privileges": ["OWNERSHIP"]}]
+  })";
+  auto m = model_from_text(snapshot);
+  tw::Profile p;
+  p.name = "hostile";
+  p.engine = tw::Engine::StarRocks;
+  p.catalogs = {"h"};
+  p.catalog_map = {{"h", "default_catalog"}};
+  p.withhold_writes = false;
+  p.restrict_materialized_views = false;
+  const sr::Plan plan = plan_ok(compile_ok(*m, p), {sr::Dialect::MySQL, {}});
+  sr::ApplyResult r = sr::apply_plan(plan, *c, quick());
+  INFO((r.errors.empty() ? "" : r.errors[0]));
+  REQUIRE(r.ok);
+  const Held held = server_held(*c, plan.objects);
+  CHECK(held == intended(plan));
+  CHECK(at(held, "o'brien", {"we`ird'db_%", "t`a'b%_le"}) == std::set<std::string>{"SELECT", "INSERT"});
+  CHECK(at(held, "tick`tock", {"we`ird'db_%", "t`a'b%_le"}) == std::set<std::string>{"INSERT"});  // coarsened
+  CHECK(at(held, "\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb8" "d" "\xc3\xa9", {"under_score", "plain"}) ==
+        std::set<std::string>{"SELECT", "INSERT"});
+  // CREATE on `under_score`.* is stored escaped: it does not reach underXscore.
+  auto rows = c->query("SELECT Db FROM mysql.db WHERE Host = '' AND Create_priv = 'Y'").rows;
+  REQUIRE(rows.size() == 1);
+  CHECK(cell(rows[0], 0) == "under\\_score");
+  CHECK(sr::apply_plan(plan, *c, quick()).statements == 0);
+  reset(*c);
+}
