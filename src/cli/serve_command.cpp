@@ -98,6 +98,8 @@ Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.)
   for (auto& l : listeners) l->stop();
   daemon.stop();
   loop.join();
+  // Let answers the loop just posted (webhooks, recompiles) reach their sockets.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   io.stop();
   for (auto& w : workers) w.join();
   log::info("stopped");

@@ -27,7 +27,9 @@ nlohmann::json findings_json(const std::vector<Finding>& findings) {
 }  // namespace
 
 bool ReconcileOutcome::ok() const {
-  if (source == "failed" || !snapshot_errors.empty()) return false;
+  // A pass that could not read the source, read an invalid snapshot, or never
+  // ran (shutdown) has not applied the change its caller is waiting for.
+  if (source == "failed" || source == "cancelled" || !source_error.empty() || !snapshot_errors.empty()) return false;
   for (const auto& p : profiles) {
     if (p.value("status", "") != "ok") return false;
   }
@@ -157,6 +159,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   const Timestamp now = clock_.now();
   const std::string at = format_timestamp(now);
   const auto src = source();
+  if (reset_source_.exchange(false)) src->reset();  // asked for by SIGHUP; sources are touched by this thread only
   SourceFetch fetch = src->fetch();
   std::shared_ptr<const Snapshot> snapshot;
   {
@@ -172,6 +175,8 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     } else {
       source_last_ok_at_ = at;
       outcome.source = fetch.status == SourceFetch::Status::Changed ? "changed" : "unchanged";
+      // Unchanged content that was invalid is still invalid; anything else recovered.
+      if (fetch.status == SourceFetch::Status::Unchanged && !snapshot_invalid_) source_last_error_.clear();
     }
   }
   if (fetch.status == SourceFetch::Status::Changed) {
@@ -183,12 +188,14 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       source_last_error_ = "invalid snapshot: " + std::to_string(loaded.errors.size()) +
                            " errors, first: " + loaded.errors.front().str();
       source_last_error_at_ = at;
+      snapshot_invalid_ = true;
       log::error("snapshot_invalid",
                  {{"errors", outcome.snapshot_errors.size()}, {"first", loaded.errors.front().str()}});
     } else {
       snapshot_ = std::make_shared<const Snapshot>(std::move(*loaded.snapshot));
       snapshot = snapshot_;
       source_last_error_.clear();
+      snapshot_invalid_ = false;
     }
   }
   if (!snapshot) {
@@ -465,7 +472,7 @@ bool Daemon::reload_config(std::string* error) {
   if (loaded.config->daemon.source != config_.daemon.source) {
     source_ = make_source(loaded.config->daemon.source);
   } else {
-    source_->reset();
+    reset_source_ = true;
   }
   // Profiles removed from the config stop being served: a frozen artifact that is
   // never recompiled would keep expired roles in force.

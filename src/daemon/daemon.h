@@ -109,6 +109,8 @@ class Daemon {
   std::optional<Timestamp> next_expiry_;
   std::string source_last_ok_at_, source_last_error_, source_last_error_at_;
   std::uint64_t generation_ = 0;
+  bool snapshot_invalid_ = false;  ///< the source's current content was refused
+  std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;
 

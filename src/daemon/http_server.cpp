@@ -7,6 +7,7 @@ namespace {
 
 constexpr auto kReadTimeout = std::chrono::seconds(30);
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
+constexpr std::uint64_t kMaxAnyBody = std::uint64_t(1) << 30;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -25,6 +26,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_header() {
     parser_.emplace();
     parser_->header_limit(16 * 1024);
+    // Beast checks Content-Length against body_limit while parsing the header;
+    // the per-path limit is applied in on_header, so allow the largest here.
+    parser_->body_limit(kMaxAnyBody);
     stream_.expires_after(kReadTimeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -32,7 +36,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(beast::error_code ec) {
     if (ec) return close();
-    parser_->body_limit(limit_(parser_->get().base()));
+    const std::size_t limit = limit_(parser_->get().base());
+    if (auto length = parser_->content_length(); length && *length > limit) {
+      keep_alive_ = false;
+      drain_ = true;  // let the client finish sending, so it can read the 413
+      return write(make_response(413, R"({"error":"request body too large"})"));
+    }
+    parser_->body_limit(limit);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->on_body(ec2); });
   }
@@ -40,6 +50,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_body(beast::error_code ec) {
     if (ec == bhttp::error::body_limit) {
       keep_alive_ = false;
+      drain_ = true;
       return write(make_response(413, R"({"error":"request body too large"})"));
     }
     if (ec) return close();
@@ -65,9 +76,24 @@ class Session : public std::enable_shared_from_this<Session> {
     response_ = std::make_shared<Response>(std::move(res));
     stream_.expires_after(kWriteTimeout);
     bhttp::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (!ec && self->drain_) return self->drain();
       if (ec || !self->keep_alive_) return self->close();
       self->read_header();
     });
+  }
+
+  // Reads and discards what the client still sends (bounded in bytes and time), then closes.
+  void drain() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(5));
+    drain_buffer_.resize(64 * 1024);
+    stream_.async_read_some(asio::buffer(drain_buffer_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > (std::size_t(256) << 20)) return self->close();
+                              self->drain();
+                            });
   }
 
   void close() {
@@ -84,6 +110,9 @@ class Session : public std::enable_shared_from_this<Session> {
   Handler handler_;
   BodyLimit limit_;
   bool keep_alive_ = true;
+  bool drain_ = false;
+  std::vector<char> drain_buffer_;
+  std::size_t drained_ = 0;
 };
 
 }  // namespace

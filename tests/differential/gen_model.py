@@ -418,8 +418,8 @@ def add_policies(snapshot, rng):
                 attrs["region"] = rng.choice(["EU", "US", "O'Brien"])
     # policies only show where SELECT is held: widen reading for a few principals
     seen = {(tuple(sorted(g["principal"].items())), g["object"]) for g in snapshot["grants"]}
-    for _ in range(rng.randint(1, 3)):
-        principal = {"role": rng.choice(roles)} if rng.random() < 0.6 else {"user": rng.choice(user_names)}
+    for _ in range(rng.randint(2, 5)):
+        principal = {"role": rng.choice(roles)} if rng.random() < 0.5 else {"user": rng.choice(user_names)}
         key = (tuple(sorted(principal.items())), "*.*.*")
         if key not in seen:
             seen.add(key)
@@ -636,6 +636,28 @@ def check_model(snapshot, config):
         k = (tuple(sorted(pr.items())), g["object"])
         assert k not in seen
         seen.add(k)
+    # policies: every reference resolves (an invalid policy refuses the snapshot)
+    pnames = [p["name"] for p in snapshot["policies"]]
+    assert len(set(pnames)) == len(pnames), "duplicate policy"
+    for p in snapshot["policies"]:
+        assert p["type"] in ("column_mask", "row_filter", "deny")
+        assert ("mask" in p) == (p["type"] == "column_mask")
+        assert ("visible_chars" in p) == (p.get("mask") == "partial")
+        assert 1 <= p.get("visible_chars", 1) <= 8
+        assert ("condition" in p) == (p["type"] == "row_filter")
+        assert len(p["scope"]) == 1
+        sc = p["scope"]
+        if "object" in sc:
+            assert sc["object"] in objs
+        if "column" in sc:
+            assert p["type"] != "row_filter"
+            on, _, cn = sc["column"].rpartition(".")
+            assert cn in [c["name"] for c in objs[on]["columns"]]
+        if "tag" in sc:
+            assert sc["tag"] in tags
+        for key in ("applies_to", "exempt"):
+            assert set(p.get(key, {}).get("roles", [])) <= set(roles)
+            assert set(p.get(key, {}).get("users", [])) <= set(names)
     strings = []
 
     def walk(x):

@@ -731,6 +731,39 @@ def policyset_mutation(ps, rng):
     return None
 
 
+def selfcheck_policy_rules(opts, rules_path, workdir, prof, pq, pexp, ev, res):
+    """Drop one row filter / alter one column mask in rules.json: the policy queries must notice."""
+    with open(rules_path, encoding="utf-8") as f:
+        rules = json.load(f)
+    tables = rules.get("tables") if isinstance(rules, dict) else None
+    if not isinstance(tables, list):
+        return
+    muts = []
+    fi = next((i for i, r in enumerate(tables) if isinstance(r, dict) and "filter" in r), None)
+    if fi is not None:
+        m = copy.deepcopy(rules)
+        del m["tables"][fi]["filter"]
+        muts.append(("drop_row_filter", f"dropped the filter of rule #{fi}", m))
+    mi = next((i for i, r in enumerate(tables) if isinstance(r, dict)
+               and any(isinstance(c, dict) and "mask" in c for c in r.get("columns", []) or [])), None)
+    if mi is not None:
+        m = copy.deepcopy(rules)
+        c = next(c for c in m["tables"][mi]["columns"] if "mask" in c)
+        c["mask"] = c["mask"].replace("'****'", "'***'") if "'****'" in c["mask"] else "NULL"
+        muts.append(("alter_column_mask", f"altered a mask of rule #{mi}", m))
+    for k, (kind, what, mrules) in enumerate(muts):
+        mpath = os.path.join(workdir, f"mutated_policy_{prof.name}_{k}.json")
+        with open(mpath, "w", encoding="utf-8") as f:
+            json.dump(mrules, f, ensure_ascii=False)
+        qpath = os.path.join(workdir, f"policy_queries_{prof.name}.jsonl")
+        mans, merr = run_oracle(opts, mpath, qpath, mpath + ".answers")
+        probe = Result(res.seed, workdir)
+        if merr is None:
+            compare_policy_answers(pq, pexp, mans, ev, prof, probe)
+        res.selfcheck.append({"kind": kind, "what": what, "detected": merr is not None or probe.failed > 0,
+                              "mandatory": True})
+
+
 # --------------------------------------------------------------------------
 # one model
 
@@ -823,6 +856,8 @@ def _run_model(seed, opts, workdir, res):
             res.fail(f"trino {prof.name} (policy queries): {perr}")
         else:
             compare_policy_answers(pq, pexp, panswers, ev, prof, res)
+            if opts.self_check and pi == 0:
+                selfcheck_policy_rules(opts, rules_path, workdir, prof, pq, pexp, ev, res)
         if opts.self_check and pi == 0 and base_bad is not None:
             with open(rules_path, encoding="utf-8") as f:
                 rules = json.load(f)

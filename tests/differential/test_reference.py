@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import gen_model  # noqa: E402
-from reference import EngineView, Profile, Reference  # noqa: E402
+from reference import EngineView, Profile, Reference, sql_filter, sql_mask  # noqa: E402
 
 NOW = "2026-11-30T12:00:00Z"
 
@@ -334,6 +334,98 @@ class HarnessTests(unittest.TestCase):
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
             self.assertEqual(r.returncode, 1, r.stdout[-3000:] + r.stderr[-3000:])
             self.assertRegex(r.stdout.strip().splitlines()[-1], r"^differential: \d+ passed, [1-9]\d* failed$")
+
+
+class PolicyTests(unittest.TestCase):
+    """MODEL.md section 4, worked by hand."""
+
+    def model(self, policies, **kw):
+        return snap(
+            users=users("ann", "bob", "grp",
+                        ann={"attributes": {"region": "O'Brien", "lvl": 3, "regs": ["EU", "a'b"]}},
+                        grp={"groups": ["auditors"]}),
+            role_assignments=[{"role": "analyst", "user": "ann"}, {"role": "analyst", "group": "auditors"},
+                              {"role": "steward", "user": "bob", "expires_at": "2026-11-30T11:00:00Z"}],
+            objects=[table("c.s.t", cols=[{"name": "id", "type": "bigint"},
+                                          {"name": "name", "type": "varchar", "tags": ["Label"]},
+                                          {"name": "d", "type": "date"}])],
+            grants=[{"principal": {"user": u}, "object": "c.s.t", "privileges": ["SELECT", "INSERT"]}
+                    for u in ("ann", "bob", "grp")],
+            policies=policies, **kw)
+
+    def pa(self, s, user):
+        return Reference(s).policy_access(user, s["objects"][0], Profile(PROF))
+
+    def test_strictest_mask_and_sql(self):
+        s = self.model([
+            {"name": "a", "type": "column_mask", "mask": "partial", "visible_chars": 4, "scope": {"tag": "Label"}},
+            {"name": "b", "type": "column_mask", "mask": "partial", "visible_chars": 2,
+             "scope": {"column": "c.s.t.name"}},
+            {"name": "c", "type": "column_mask", "mask": "hash", "scope": {"object": "c.s.t"},
+             "applies_to": {"roles": ["analyst"]}, "exempt": {"users": ["bob"]}},
+            {"name": "off", "type": "column_mask", "mask": "null", "scope": {"object": "c.s.t"}, "enabled": False},
+        ])
+        _, _, masks, rf = self.pa(s, "ann")
+        self.assertEqual(masks["name"]["mask"], "hash")
+        self.assertEqual(masks["id"], {"column": "id", "mask": "hash", "type": "bigint"})
+        self.assertIsNone(rf)
+        _, _, masks, _ = self.pa(s, "bob")  # not an analyst
+        self.assertEqual(masks, {"name": {"column": "name", "mask": "partial", "type": "varchar",
+                                          "visible_chars": 2}})
+        self.assertEqual(sql_mask(masks["name"]),
+                         "CASE WHEN length(\"name\") <= 2 THEN '****' ELSE concat('****', substr(\"name\", -2)) END")
+        _, _, masks, _ = self.pa(s, "grp")  # analyst through a group: applies_to counts it
+        self.assertEqual(masks["d"]["mask"], "hash")
+        self.assertEqual(sql_mask(masks["d"]), "CAST(NULL AS date)")
+
+    def test_group_roles_do_not_exempt_and_deny(self):
+        s = self.model([
+            {"name": "m", "type": "column_mask", "mask": "full", "scope": {"object": "c.s.t"},
+             "exempt": {"roles": ["analyst"]}},
+            {"name": "dc", "type": "deny", "scope": {"column": "c.s.t.id"}},
+            {"name": "dall", "type": "deny", "scope": {"object": "c.s.t"}, "applies_to": {"users": ["bob"]}},
+        ])
+        self.assertEqual(self.pa(s, "ann"), ({"SELECT", "INSERT"}, ["id"], {}, None))
+        p, d, masks, _ = self.pa(s, "grp")
+        self.assertEqual(d, ["id"])
+        self.assertEqual(sorted(masks), ["d", "name"])  # no mask on a denied column
+        self.assertEqual(sql_mask(masks["name"]), "'****'")
+        self.assertEqual(self.pa(s, "bob"), (set(), [], {}, None))
+
+    def test_row_filters_bind_and_fail_closed(self):
+        cond = {"and": [{"column": "NAME", "op": "eq", "value": {"$user": "attributes.region"}},
+                        {"column": "id", "op": "in", "value": {"$user": "attributes.regs"}}]}
+        s = self.model([
+            {"name": "f", "type": "row_filter", "scope": {"tag": "Label"},
+             "condition": {"column": "name", "op": "in", "values": [{"$user": "name"}, "x\\y"]}},
+            {"name": "g", "type": "row_filter", "scope": {"object": "c.s.t"}, "condition": cond,
+             "applies_to": {"users": ["ann"]}},
+        ])
+        _, _, _, rf = self.pa(s, "bob")
+        self.assertEqual(rf, {"column": "name", "op": "in", "values": ["bob", "x\\y"]})
+        self.assertEqual(sql_filter(rf), "\"name\" IN ('bob', 'x\\y')")
+        _, _, _, rf = self.pa(s, "ann")  # a string in a list against bigint: no rows at all
+        self.assertEqual(rf, {"false": True})
+        cond["and"][1] = {"column": "id", "op": "gte", "value": {"$user": "attributes.lvl"}}
+        _, _, _, rf = self.pa(s, "ann")
+        self.assertEqual(sql_filter(rf), "(\"name\" IN ('ann', 'x\\y')) AND "
+                                         "((\"name\" = 'O''Brien') AND (\"id\" >= 3))")
+        for bad in ({"column": "name", "op": "eq", "value": {"$user": "attributes.nope"}},
+                    {"column": "nope", "op": "is_null"},
+                    {"column": "name", "op": "like", "value": "x"},
+                    {"column": "id", "op": "eq", "value": "1"},
+                    {"column": "name", "op": "eq", "value": 1},
+                    {"column": "name", "op": "eq", "value": {"$user": "roles"}},
+                    {"column": "name", "op": "in", "value": "x"},
+                    {"or": [{"true": True}]}):
+            s["policies"][1]["condition"] = bad
+            self.assertEqual(self.pa(s, "ann")[3], {"false": True}, bad)
+        s["policies"][1]["condition"] = {"column": "name", "op": "not_in", "value": {"$user": "roles"}}
+        self.assertEqual(sql_filter(self.pa(s, "ann")[3]), "(\"name\" IN ('ann', 'x\\y')) AND "
+                                                           "(\"name\" NOT IN ('analyst'))")
+        # no SELECT: no filter, no mask
+        s["grants"] = [{"principal": {"user": "ann"}, "object": "c.s.t", "privileges": ["INSERT"]}]
+        self.assertEqual(self.pa(s, "ann"), ({"INSERT"}, [], {}, None))
 
 
 if __name__ == "__main__":

@@ -257,7 +257,6 @@ std::string starrocks_grant_text(const Securable& on, const std::set<std::string
 
 // The last part of a possibly qualified, possibly backticked name.
 std::string last_name_part(std::string_view q) {
-  std::vector<std::string> parts;
   std::string cur;
   bool quoted = false;
   for (std::size_t i = 0; i < q.size(); ++i) {
@@ -274,7 +273,6 @@ std::string last_name_part(std::string_view q) {
     } else if (ch == '`') {
       quoted = true;
     } else if (ch == '.') {
-      parts.push_back(cur);
       cur.clear();
     } else {
       cur += ch;
@@ -422,7 +420,10 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
   if (auto r = optional_query("SELECT current_version()"); r && !r->rows.empty()) {
     p.version = "StarRocks " + cell(r->rows[0], 0);
   }
-  p.capabilities.masking_policies = optional_query("SHOW MASKING POLICIES").has_value();
+  // Open-source StarRocks parses masking policies but refuses to run them; an edition that implements them
+  // answers (perhaps only with a database named, so both forms are tried). Any refusal means no masks: coarsen.
+  p.capabilities.masking_policies = optional_query("SHOW MASKING POLICIES").has_value() ||
+                                    optional_query("SHOW MASKING POLICIES FROM information_schema").has_value();
   if (auto r = optional_query("SHOW VARIABLES LIKE 'activate_all_roles_on_login'"); r && !r->rows.empty()) {
     const std::string v = upper(cell(r->rows[0], 1));
     if (v != "TRUE" && v != "ON" && v != "1") {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Integration tests of the StarRocks applier (MySQL dialect) against a private
+# MariaDB: started here on a free loopback port with its own datadir and
+# socket in a temp dir, grant tables on, stopped on exit.
+#
+#   tests/starrocks/run_mariadb.sh [BUILD_DIR]      (default: build-sr)
+#
+# Runs the Catch2 cases tagged [starrocks-mariadb] (tests/unit/test_starrocks_mariadb.cpp)
+# one by one, then the CLI (tagwarden plan / apply --dialect mysql), then the
+# opt-in StarRocks case ([starrocks-live], SKIP unless TAGWARDEN_STARROCKS_DSN
+# is set), and prints "starrocks-mariadb: N passed, M failed".
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BUILD="${1:-$ROOT/build-sr}"
+UNIT="$BUILD/unit_tests"
+CLI="$BUILD/tagwarden"
+for bin in "$UNIT" "$CLI"; do
+  [[ -x "$bin" ]] || { echo "missing $bin: build first (cmake --build $BUILD)"; exit 2; }
+done
+MARIADBD="$(command -v mariadbd || command -v mysqld || ls /usr/sbin/mariadbd 2>/dev/null)"
+INSTALL_DB="$(command -v mariadb-install-db || command -v mysql_install_db)"
+CLIENT="$(command -v mariadb || command -v mysql)"
+[[ -n "$MARIADBD" && -n "$INSTALL_DB" && -n "$CLIENT" ]] || { echo "MariaDB server/client not installed"; exit 2; }
+
+TMP="$(mktemp -d /tmp/tw-mariadb.XXXXXX)"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+SOCK="$TMP/mysqld.sock"
+PID=""
+cleanup() {
+  if [[ -n "$PID" ]] && kill -0 "$PID" 2>/dev/null; then
+    kill "$PID"
+    for _ in $(seq 1 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+RUN_AS=()
+[[ "$(id -u)" == 0 ]] && RUN_AS=(--user=root)
+"$INSTALL_DB" --no-defaults --datadir="$TMP/data" --auth-root-authentication-method=normal \
+  --skip-test-db "${RUN_AS[@]}" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.log"; exit 2; }
+"$MARIADBD" --no-defaults --datadir="$TMP/data" --socket="$SOCK" --port="$PORT" --bind-address=127.0.0.1 \
+  --pid-file="$TMP/mysqld.pid" --log-error="$TMP/error.log" --skip-name-resolve "${RUN_AS[@]}" &
+PID=$!
+for _ in $(seq 1 100); do
+  "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -e 'SELECT 1' >/dev/null 2>&1 && break
+  sleep 0.2
+done
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -e 'SELECT 1' >/dev/null || { cat "$TMP/error.log"; exit 2; }
+echo "MariaDB $("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e 'SELECT VERSION()') on 127.0.0.1:$PORT (datadir $TMP/data)"
+
+# The applier's account, the demo objects and users, and the hostile ones.
+PASSWORD="tw-test-$RANDOM$RANDOM"
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" <<SQL || exit 2
+CREATE USER 'applier'@'127.0.0.1' IDENTIFIED BY '$PASSWORD';
+GRANT ALL PRIVILEGES ON *.* TO 'applier'@'127.0.0.1' WITH GRANT OPTION;
+CREATE DATABASE finance;
+CREATE DATABASE sales;
+CREATE TABLE finance.invoices (id BIGINT, customer_id BIGINT, amount DOUBLE);
+CREATE TABLE finance.customers (id BIGINT, name VARCHAR(200), iban VARCHAR(64));
+CREATE TABLE finance.audit_log (event VARCHAR(200));
+CREATE VIEW finance.invoice_summary AS SELECT CAST(NULL AS DATE) AS month, SUM(amount) AS total FROM finance.invoices;
+CREATE TABLE sales.orders (id BIGINT, region VARCHAR(16));
+CREATE USER 'farid.haddad'@'%', 'member-sso'@'%', 'platform-admin'@'%', 'grace.lee'@'%', 'jo.kim'@'%',
+            'ana.auditor'@'%', 'etl_svc'@'%';
+CREATE DATABASE \`we\`\`ird'db_%\`;
+CREATE TABLE \`we\`\`ird'db_%\`.\`t\`\`a'b%_le\` (id BIGINT, \`s\`\`e'cret\` VARCHAR(10));
+CREATE DATABASE under_score;
+CREATE DATABASE underXscore;
+CREATE TABLE under_score.plain (id BIGINT);
+CREATE USER 'o''brien'@'%', 'back\\\\slash'@'%', 'tick\`tock'@'%', '50%off'@'%', 'under_score'@'%',
+            'ünïcødé'@'%', 'semi;colon --'@'%';
+SQL
+
+export TAGWARDEN_TEST_MARIADB_DSN="mysql://applier@127.0.0.1:$PORT"
+export TAGWARDEN_STARROCKS_PASSWORD="$PASSWORD"
+PASSED=0
+FAILED=0
+pass() { PASSED=$((PASSED + 1)); echo "PASS $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $1"; }
+
+# 1. The Catch2 cases, one at a time.
+while IFS= read -r name; do
+  [[ -z "$name" ]] && continue
+  spec="${name//,/\\,}"  # a comma separates test specs in Catch2
+  if "$UNIT" "$spec" >"$TMP/case.log" 2>&1 && grep -aq "All tests passed" "$TMP/case.log" \
+     && ! grep -aq "SKIP" "$TMP/case.log"; then
+    pass "$name ($(grep -ao '[0-9]* assertions' "$TMP/case.log"))"
+    [[ -n "${TW_VERBOSE:-}" ]] && tail -5 "$TMP/case.log"
+  else
+    fail "$name"
+    tail -40 "$TMP/case.log"
+  fi
+done < <("$UNIT" --list-test-names-only "[starrocks-mariadb]" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//')
+
+# 2. The CLI: plan (dry run), apply, second apply runs nothing, exit codes.
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e \
+  "SELECT CONCAT('DROP ROLE \`', User, '\`;') FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'" \
+  | "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK"
+BASE=(--snapshot "$ROOT/examples/demo/snapshot.yaml" --config "$ROOT/tests/starrocks/profiles.yaml"
+      --profile starrocks_main --dialect mysql)
+ARGS=("${BASE[@]}" --dsn "$TAGWARDEN_TEST_MARIADB_DSN")
+"$CLI" plan "${ARGS[@]}" >"$TMP/plan.sql" 2>&1
+rc=$?; n=$(grep -c '^GRANT\|^CREATE ROLE' "$TMP/plan.sql")
+[[ $rc == 0 && $n -gt 0 ]] && pass "cli: plan --dsn prints $n statements, runs none" || { fail "cli: plan (rc $rc)"; cat "$TMP/plan.sql"; }
+roles=$("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e "SELECT COUNT(*) FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'")
+[[ "$roles" == 0 ]] && pass "cli: plan changed nothing" || fail "cli: plan created $roles roles"
+"$CLI" apply "${ARGS[@]}" >"$TMP/apply1.log" 2>&1
+rc=$?; [[ $rc == 0 ]] && grep -q "^applied profile starrocks_main" "$TMP/apply1.log" && pass "cli: apply (exit 0)" || { fail "cli: apply (rc $rc)"; cat "$TMP/apply1.log"; }
+"$CLI" apply "${ARGS[@]}" >"$TMP/apply2.log" 2>&1
+rc=$?; grep -q ": 0 of 0 planned statements ran" "$TMP/apply2.log" && [[ $rc == 0 ]] && pass "cli: second apply runs nothing" || { fail "cli: second apply (rc $rc)"; cat "$TMP/apply2.log"; }
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -e "GRANT SELECT ON finance.invoices TO 'member-sso'@'%'"
+"$CLI" apply "${ARGS[@]}" --fail-on-drift --output json >"$TMP/apply3.json" 2>&1
+rc=$?; [[ $rc == 1 ]] && grep -q 'GRANT SELECT ON `finance`.`invoices` TO '"'"'member-sso'"'"'@'"'"'%'"'" "$TMP/apply3.json" \
+  && pass "cli: drift reported with the exact grant (exit 1 with --fail-on-drift)" || { fail "cli: drift (rc $rc)"; cat "$TMP/apply3.json"; }
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -e "REVOKE SELECT ON finance.invoices FROM 'member-sso'@'%'"
+"$CLI" plan "${BASE[@]}" --dsn "mysql://applier@127.0.0.1:1?retries=0" >"$TMP/down.log" 2>&1
+rc=$?; [[ $rc == 3 ]] && pass "cli: unreachable server exits 3" || { fail "cli: unreachable server (rc $rc)"; cat "$TMP/down.log"; }
+TAGWARDEN_STARROCKS_PASSWORD=wrong "$CLI" apply "${ARGS[@]}" >"$TMP/denied.log" 2>&1
+rc=$?; [[ $rc == 3 ]] && grep -q "1045" "$TMP/denied.log" && pass "cli: wrong password exits 3" || { fail "cli: wrong password (rc $rc)"; cat "$TMP/denied.log"; }
+"$CLI" apply "${BASE[@]}" --dsn "mysql://applier:pw@127.0.0.1:$PORT" >"$TMP/bad.log" 2>&1
+rc=$?; [[ $rc == 2 ]] && pass "cli: a password in the DSN is refused (exit 2)" || { fail "cli: password in DSN (rc $rc)"; cat "$TMP/bad.log"; }
+
+# 3. The opt-in test against a real StarRocks.
+if [[ -n "${TAGWARDEN_STARROCKS_DSN:-}" ]]; then
+  "$UNIT" "[starrocks-live]" && pass "starrocks-live" || fail "starrocks-live"
+else
+  echo "SKIP starrocks-live: TAGWARDEN_STARROCKS_DSN is not set (a real StarRocks FE, e.g. mysql://root@127.0.0.1:9030)"
+fi
+
+echo "starrocks-mariadb: $PASSED passed, $FAILED failed"
+[[ $FAILED == 0 ]]
