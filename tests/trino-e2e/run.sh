@@ -485,7 +485,9 @@ SQL
         curl -s --max-time 5 -X POST "$PROXY_URL/_control/switch" >/dev/null
         # Trino refreshes at most every 1 s, on the first check after that: once the bootstrap
         # admin is refused, the upstream document is the one in force.
-        wait_until "switch to the rules under test" "$E2E_ADMIN" \
+        # member-sso is refused invoices with this exact message only by the rules under test
+        # (the bootstrap rules refuse her the whole catalog; compiled rules refuse unknown users the catalog too).
+        wait_until "switch to the rules under test" member-sso \
             "SELECT count(*) FROM demo_warehouse.finance.invoices" \
             "ERROR PERMISSION_DENIED: Access Denied: Cannot select from table demo_warehouse.finance.invoices" 15 \
             || { e2e_info "proxy status: $(curl -s --max-time 5 "$PROXY_URL/_control/status")"; }

@@ -4,6 +4,7 @@
 // both states, and the widen statements only add what the new state allows.
 
 #include <algorithm>
+#include <map>
 
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
@@ -70,8 +71,27 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       tighten_masks.push_back({Phase::Tighten, catalog_of(column.first), sql::set_mask(column, name)});
     }
   }
+  // A role no longer wanted keeps, until cleanup, only the members who hold everything it grants in the
+  // new state too; the others leave it while tightening. So users who keep an access never lose it in
+  // between, and nobody holds more than the new state once tightening is done.
+  std::map<std::string, std::map<Securable, std::set<std::string>>> wanted;  // user -> what the new state gives
+  for (const auto& [name, role] : want.roles) {
+    for (const auto& user : role.members) {
+      for (const auto& [on, privs] : role.grants) wanted[user][on].insert(privs.begin(), privs.end());
+    }
+  }
+  std::vector<Statement> drop_roles;
   for (const auto& [name, role] : have.roles) {
-    if (!want.roles.count(name)) tighten.push_back({Phase::Tighten, "", sql::drop_role(d, name)});
+    if (want.roles.count(name)) continue;
+    for (const auto& user : role.members) {
+      const auto& gets = wanted[user];
+      const bool covered = std::all_of(role.grants.begin(), role.grants.end(), [&](const auto& g) {
+        auto w = gets.find(g.first);
+        return w != gets.end() && std::includes(w->second.begin(), w->second.end(), g.second.begin(), g.second.end());
+      });
+      if (!covered) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+    }
+    drop_roles.push_back({Phase::Cleanup, "", sql::drop_role(d, name)});
   }
   for (const auto& [name, role] : want.roles) {
     auto it = have.roles.find(name);
@@ -113,7 +133,8 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
 
   std::vector<Statement> out;
-  for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_members, &widen_masks, &cleanup}) {
+  for (auto* v :
+       {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_members, &widen_masks, &drop_roles, &cleanup}) {
     out.insert(out.end(), v->begin(), v->end());
   }
   return out;

@@ -50,6 +50,8 @@ namespace {
 
 using Items = std::map<std::pair<Securable, std::string>, std::set<std::string>>;
 
+constexpr std::size_t kRolesPerUser = 64;
+
 std::string hash16(const std::vector<std::string>& parts) {
   std::string joined;
   for (const auto& p : parts) {
@@ -231,10 +233,28 @@ class Renderer {
   void roles() {
     std::map<std::set<std::string>, std::map<Securable, std::set<std::string>>> by_holders;
     for (const auto& [key, holders] : items_) by_holders[holders][key.first].insert(key.second);
+    std::map<std::string, std::size_t> per_user;
     for (auto& [holders, grants] : by_holders) {
       const std::vector<std::string> members(holders.begin(), holders.end());
+      for (const auto& u : members) ++per_user[u];
       OwnedState::Role role{std::move(grants), holders};
       plan_.desired.roles[plan_.prefix + "r" + hash16(members)] = std::move(role);
+    }
+    // StarRocks caps the roles of one user (FE privilege_max_total_roles_per_user, 64 by default).
+    std::vector<std::string> crowded;
+    std::size_t most = 0;
+    for (const auto& [u, n] : per_user) {
+      if (n > kRolesPerUser) crowded.push_back(u);
+      most = std::max(most, n);
+    }
+    if (d_ == Dialect::StarRocks && !crowded.empty()) {
+      plan_.findings.push_back({Severity::Warning, "starrocks_roles_per_user",
+                                std::to_string(crowded.size()) + " users need more than " +
+                                    std::to_string(kRolesPerUser) + " tagwarden roles (up to " + std::to_string(most) +
+                                    "); StarRocks refuses more than privilege_max_total_roles_per_user (default " +
+                                    std::to_string(kRolesPerUser) +
+                                    ") roles per user, so raise it or their last memberships fail (fail closed)",
+                                plan_.profile, crowded});
     }
   }
 

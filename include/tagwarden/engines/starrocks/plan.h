@@ -130,12 +130,13 @@ struct LiveState {
 };
 
 /// The ordered statements taking `live` to plan.desired: empty when they agree.
-/// Order: prepare (create roles and policies), tighten (attach masks, drop
-/// roles, revoke memberships and privileges), widen (grant privileges, then
-/// memberships, unset masks), cleanup (drop unattached policies). Every prefix
-/// of the list leaves each user with at most what the old or the new state
-/// allows. Memberships of users missing from live.users are left out (and
-/// reported by diff_findings).
+/// Order: prepare (create roles and policies), tighten (attach masks, revoke
+/// memberships and privileges), widen (grant privileges, then memberships,
+/// unset masks), cleanup (drop roles no longer wanted, whose remaining members
+/// the new roles already cover, and unattached policies). Every prefix of the
+/// list leaves each user with at most what the old or the new state allows.
+/// Memberships of users missing from live.users are left out (and reported
+/// by diff_findings).
 std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live);
 
 /// Findings about the diff itself: users that do not exist, columns whose mask tagwarden may not replace.
