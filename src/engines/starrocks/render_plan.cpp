@@ -163,6 +163,17 @@ class Renderer {
                             " are gated and cannot be masked on this server (coarsened)");
         }
       }
+      // Access-policy masks and row filters are not rendered as StarRocks
+      // policies by this build: coarsen, never drop — the reader loses SELECT.
+      if (p.has(Privilege::Select) && (!ua.access.masks.empty() || !ua.access.row_filter.empty())) {
+        p.remove(Privilege::Select);
+        policy_coarsened_[obj].insert(user);
+        reasons.push_back(std::string("SELECT withheld on the whole object: its ") +
+                          (ua.access.masks.empty()        ? "row filter"
+                           : ua.access.row_filter.empty() ? "column masks"
+                                                          : "column masks and row filter") +
+                          " cannot be enforced on StarRocks by this build (coarsened)");
+      }
       const std::set<std::string> privs = engine_privileges(p, obj.kind);
       for (const auto& pr : privs) items_[{obj, pr}].insert(user);
       if (!privs.empty()) plan_.intended[user][obj] = privs;
@@ -259,6 +270,17 @@ class Renderer {
   }
 
   void findings() {
+    for (const auto& [obj, users] : policy_coarsened_) {
+      std::vector<std::string> u(users.begin(), users.end());
+      plan_.findings.push_back({Severity::Warning,
+                                "starrocks_policy_coarsened",
+                                obj.str() + " has access-policy masks or row filters for " + std::to_string(u.size()) +
+                                    " user" + (u.size() == 1 ? "" : "s") + " (" + join_words(u) +
+                                    "), which this build does not render for StarRocks: they lose SELECT on the "
+                                    "whole object instead; nothing is dropped",
+                                plan_.profile,
+                                {obj.str()}});
+    }
     for (const auto& [obj, c] : coarsened_) {
       std::vector<std::string> cols(c.first.begin(), c.first.end());
       std::vector<std::string> users(c.second.begin(), c.second.end());
@@ -291,6 +313,7 @@ class Renderer {
   Dialect d_;
   Items items_;
   std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> coarsened_;  // columns, users
+  std::map<Securable, std::set<std::string>> policy_coarsened_;  // users whose masks/filters were coarsened
   std::map<Securable, std::set<std::string>> unmaskable_;
 };
 
