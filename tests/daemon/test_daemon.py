@@ -729,6 +729,77 @@ def webhook_url_source_changed_then_202_after_wait_timeout(c: Ctx):
     srv.delay = 0
 
 
+class EtagSnapshotServer:
+    """A URL source that honours If-None-Match, can fail N times with 503, and records request headers."""
+
+    def __init__(self, c: Ctx, text: str):
+        self.text, self.fail_next, self.requests = text, 0, []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.requests.append(dict(self.headers))
+                if outer.fail_next > 0:
+                    outer.fail_next -= 1
+                    self.send_response(503)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = outer.text.encode()
+                etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+                if self.headers.get("If-None-Match") == etag:
+                    self.send_response(304)
+                    self.send_header("ETag", etag)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        c.servers.append(self.httpd)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/snapshot.yaml"
+
+
+@test
+def url_source_etag_retries_and_outage(c: Ctx):
+    srv = EtagSnapshotServer(c, DEMO_SNAPSHOT)
+    os.environ["TW_TEST_SOURCE_TOKEN"] = "source-token-0123456789"
+    d = c.daemon(snapshot=None, source={"url": srv.url, "timeout": "5s", "retries": 3, "backoff": "50ms",
+                                        "token_env": "TW_TEST_SOURCE_TOKEN"}).start()
+    d.wait_ready()
+    before = d.rules().headers["etag"]
+    eq(srv.requests[0].get("Authorization"), "Bearer source-token-0123456789", "bearer token sent to the source")
+    # Unchanged: the daemon sends the ETag and the server answers 304.
+    r = d.webhook(b'{"n":1}')
+    eq((r.status, r.json()["source"]), (200, "unchanged"), "webhook with an unchanged URL source")
+    check(srv.requests[-1].get("If-None-Match", "").startswith('"'), "If-None-Match was not sent")
+    # Two 503s then success: retried with backoff, within one pass.
+    srv.text = changed_snapshot()
+    srv.fail_next = 2
+    n0 = len(srv.requests)
+    r = d.webhook(b'{"n":2}')
+    eq((r.status, r.json()["source"]), (200, "changed"), "webhook after two 503s")
+    eq(len(srv.requests) - n0, 3, "requests in the pass (2 failures + 1 success)")
+    changed = d.rules().headers["etag"]
+    check(changed != before, "rules did not change after the retried fetch")
+    # An outage longer than the retries: last good stays, the pass is not ok, status names the error.
+    srv.fail_next = 100
+    r = d.webhook(b'{"n":3}')
+    eq(r.status, 422, "webhook during a source outage")
+    eq(r.json()["source"], "cached", "outcome source during the outage")
+    eq(d.rules().headers["etag"], changed, "served rules during the outage")
+    st = d.status()
+    check("503" in (st["source"]["last_error"] or ""), f"status source.last_error: {st['source']['last_error']}")
+
+
 @test
 def webhook_coalescing(c: Ctx):
     # 1000 extra tables: a pass takes tens of ms, as with a real snapshot, so the burst lands while
