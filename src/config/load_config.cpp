@@ -59,9 +59,10 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
     if (list->empty()) top.error("profiles", "must list at least one profile");
     std::set<std::string> names;
     for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("profiles", i), errors,
-                    {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes",
-                     "restrict_materialized_views", "max_policies_per_tag", "rules_file"});
+      EntryReader e(
+          (*list)[i], index_path("profiles", i), errors,
+          {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes", "restrict_materialized_views",
+           "max_policies_per_tag", "rules_file", "dsn", "password_file", "dialect", "masking"});
       if (!e.is_mapping()) continue;
       Profile p;
       if (auto name = e.string("name", true)) {
@@ -127,6 +128,19 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
         if (p.engine != Engine::Trino) e.error(e.path("rules_file"), "only Trino profiles write a rules file");
         p.rules_file = *file;
       }
+      for (const char* key : {"dsn", "password_file", "dialect", "masking"}) {
+        if (e.has(key) && p.engine != Engine::StarRocks)
+          e.error(e.path(key), "only StarRocks profiles have " + std::string(key));
+      }
+      p.dsn = e.string("dsn", false).value_or("");
+      if (!p.dsn.empty() && p.dsn.rfind("mysql://", 0) != 0)
+        e.error(e.path("dsn"), "must look like mysql://user@host:port");
+      p.password_file = e.string("password_file", false);
+      p.dialect = e.string("dialect", false).value_or("starrocks");
+      if (p.dialect != "starrocks" && p.dialect != "mysql") e.error(e.path("dialect"), "must be starrocks or mysql");
+      p.masking = e.string("masking", false).value_or("auto");
+      if (p.masking != "auto" && p.masking != "on" && p.masking != "off")
+        e.error(e.path("masking"), "must be auto, on or off");
       config.profiles.push_back(std::move(p));
     }
   }

@@ -7,6 +7,8 @@
 #include "policy_diff.h"
 #include "tagwarden/compile/compiler.h"
 #include "tagwarden/compile/explain.h"
+#include "tagwarden/engines/starrocks/apply.h"
+#include "tagwarden/engines/starrocks/server.h"
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/model/load.h"
 #include "tagwarden/publish/atomic_file.h"
@@ -212,6 +214,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     ProfileBuild build = build_profile(*model, profile);
     nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
     if (build.artifact) publish(profile, std::move(*build.artifact), outcome, entry);
+    if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
+        entry.value("status", "") == "ok") {
+      apply_starrocks(profile, *build.compile.policy_set, entry);
+    }
     std::lock_guard lock(mu_);
     auto& st = profiles_[profile.name];
     st.engine = to_string(profile.engine);
@@ -219,6 +225,8 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     counters_["tagwarden_compiles_total{profile=\"" + profile.name + "\"}"]++;
     st.last_duration_ms = elapsed_ms(p0);
     st.findings = build.compile.findings;
+    st.findings.insert(st.findings.end(), st.apply_findings.begin(), st.apply_findings.end());
+    st.apply_findings.clear();
     if (!build.compile.errors.empty() || entry.value("status", "") == "failed") {
       for (const auto& e : build.compile.errors) entry["errors"].push_back(e);
       entry["status"] = "failed";
@@ -243,6 +251,53 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   outcome.duration_ms = elapsed_ms(t0);
   log::info("reconciled", outcome.to_json());
   return outcome;
+}
+
+void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry) {
+  namespace sr = starrocks;
+  nlohmann::json apply = {{"server", profile.dsn}};
+  auto fail = [&](const std::string& why) {
+    entry["status"] = "failed";
+    entry["errors"].push_back("apply to " + profile.dsn + " failed: " + why + " (the server keeps what it had)");
+    std::lock_guard lock(mu_);
+    counters_["tagwarden_apply_failures_total{profile=\"" + profile.name + "\"}"]++;
+  };
+  sr::OpenResult opened =
+      sr::open_server(profile.dsn, profile.password_file, *sr::parse_dialect(profile.dialect), profile.name);
+  if (!opened.session) return fail(opened.error);
+  sr::Capabilities caps = opened.session->probe.capabilities;
+  if (profile.masking == "off") caps.masking_policies = false;
+  if (profile.masking == "on" && !caps.masking_policies)
+    return fail("masking: on, but the server has no masking policies");
+  sr::PlanRender rendered = sr::render_plan(ps, {*sr::parse_dialect(profile.dialect), caps});
+  if (!rendered.plan) {
+    std::string why;
+    for (const auto& e : rendered.errors) why += (why.empty() ? "" : "; ") + e;
+    return fail(why);
+  }
+  sr::ApplyOptions options;
+  options.retries = opened.session->settings.retries;
+  options.backoff_ms = opened.session->settings.backoff_ms;
+  sr::ApplyResult r = sr::apply_plan(*rendered.plan, *opened.session->connection, options);
+  std::vector<Finding> findings = rendered.plan->findings;
+  findings.insert(findings.end(), opened.session->probe.findings.begin(), opened.session->probe.findings.end());
+  findings.insert(findings.end(), r.findings.begin(), r.findings.end());
+  apply["statements"] = r.statements;
+  apply["attempts"] = r.attempts;
+  apply["findings"] = findings_json(findings);
+  entry["apply"] = apply;
+  {
+    std::lock_guard lock(mu_);
+    counters_["tagwarden_apply_statements_total{profile=\"" + profile.name + "\"}"] += r.statements;
+    auto& st = profiles_[profile.name];
+    st.apply_findings = findings;
+  }
+  if (!r.ok) {
+    std::string why;
+    for (const auto& e : r.errors) why += (why.empty() ? "" : "; ") + e;
+    return fail(why);
+  }
+  log::info("applied", {{"profile", profile.name}, {"statements", r.statements}, {"attempts", r.attempts}});
 }
 
 void Daemon::publish(const Profile& profile, Artifact artifact, ReconcileOutcome& outcome, nlohmann::json& entry) {

@@ -90,10 +90,13 @@ class Daemon {
     std::uint64_t failures = 0;
     double last_duration_ms = 0;
     std::shared_ptr<const PolicySet> policy_set;  ///< last good
+    std::vector<Finding> apply_findings;          ///< StarRocks: drift and translation findings of the last apply
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
   void publish(const Profile& profile, Artifact artifact, ReconcileOutcome& outcome, nlohmann::json& entry);
+  /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
+  void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;
 
   const std::string config_path_;

@@ -123,6 +123,33 @@ rc=$?; [[ $rc == 3 ]] && grep -q "1045" "$TMP/denied.log" && pass "cli: wrong pa
 rc=$?; [[ $rc == 2 ]] && pass "cli: a password in the DSN is refused (exit 2)" || { fail "cli: password in DSN (rc $rc)"; cat "$TMP/bad.log"; }
 
 # 3. The opt-in test against a real StarRocks.
+# The daemon applies after each successful compile and reports the outcome.
+"$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e \
+  "SELECT CONCAT('DROP ROLE \`', User, '\`;') FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'" \
+  | "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK"
+DPORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+export TW_SR_ADMIN_TOKEN="sr-admin-token-$RANDOM$RANDOM$RANDOM"
+cat >"$TMP/daemon.yaml" <<YAML
+profiles:
+  - {name: starrocks_main, engine: starrocks, catalogs: [demo_warehouse], catalog_map: {demo_warehouse: default_catalog},
+     dsn: "$TAGWARDEN_TEST_MARIADB_DSN", dialect: mysql, masking: "off"}
+source: {file: "$ROOT/examples/demo/snapshot.yaml"}
+server: {listen: "127.0.0.1:$DPORT"}
+state_dir: "$TMP/daemon-state"
+tokens: [{name: admin, token_env: TW_SR_ADMIN_TOKEN, scopes: [admin]}]
+YAML
+"$CLI" serve --config "$TMP/daemon.yaml" >"$TMP/daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$DPORT/readyz" >/dev/null && break; sleep 0.1; done
+first=$(curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" -X POST "http://127.0.0.1:$DPORT/v1/recompile")
+roles=$("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e "SELECT COUNT(*) FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'")
+ran=$(printf '%s' "$first" | python3 -c 'import json,sys; o=json.load(sys.stdin); p=o["profiles"][0]; print(p["status"], p.get("apply",{}).get("statements"))')
+[[ "$roles" -gt 0 && "$ran" == "ok 0" ]] && pass "daemon: applied at startup ($roles owned roles), a recompile applies nothing more" \
+  || { fail "daemon apply (roles $roles, second pass: $ran)"; tail -5 "$TMP/daemon.log"; }
+curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" "http://127.0.0.1:$DPORT/metrics" | grep -q '^tagwarden_apply_statements_total{profile="starrocks_main"} [1-9]' \
+  && pass "daemon: apply statements in /metrics" || fail "daemon: apply statements missing from /metrics"
+kill "$DPID"; wait "$DPID" 2>/dev/null
+
 if [[ -n "${TAGWARDEN_STARROCKS_DSN:-}" ]]; then
   "$UNIT" "[starrocks-live]" && pass "starrocks-live" || fail "starrocks-live"
 else

@@ -21,8 +21,12 @@ struct Profile {
   std::map<std::string, std::string> user_map;     ///< platform user -> engine user
   bool withhold_writes = true;
   bool restrict_materialized_views = true;
-  int max_policies_per_tag = 500;         ///< StarRocks only
-  std::optional<std::string> rules_file;  ///< Trino: also write the rules here (atomically)
+  int max_policies_per_tag = 500;            ///< StarRocks only
+  std::optional<std::string> rules_file;     ///< Trino: also write the rules here (atomically)
+  std::string dsn;                           ///< StarRocks: the daemon applies to this server (mysql://user@host:port)
+  std::optional<std::string> password_file;  ///< StarRocks: else TAGWARDEN_STARROCKS_PASSWORD
+  std::string dialect = "starrocks";         ///< StarRocks: starrocks, or mysql (tests on MariaDB)
+  std::string masking = "auto";              ///< StarRocks: auto (probe), on or off
   bool operator==(const Profile&) const = default;
 };
 
