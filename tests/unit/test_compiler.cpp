@@ -357,7 +357,8 @@ TEST_CASE("classifications without a clearance are one info finding", "[compiler
   CHECK_THAT(info->message, Catch::StartsWith("2 classifications have no clearance: they gate nothing"));
   CHECK(info->message == "2 classifications have no clearance: they gate nothing (Internal and Public)");
   CHECK(info->subjects == Names{"Internal", "Public"});
-  const auto& open = object(must_compile(*f.m, f.profile), "c.s.open");
+  const tw::PolicySet ps = must_compile(*f.m, f.profile);  // keep it alive: `object` returns a reference into it
+  const auto& open = object(ps, "c.s.open");
   CHECK(open.object_gates.empty());
   CHECK(privs(open, f.u("none")) == kSelect);
 }

@@ -81,7 +81,7 @@ TEST_CASE("every field of a profile is read, in YAML and JSON alike", "[config]"
 
 TEST_CASE("unknown keys are errors", "[config]") {
   CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withold_writes: false}]\n") ==
-        Names{R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file))"});
+        Names{R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))"});
   // The top-level key list grows with the daemon settings: check the error, not the hint.
   const Names top = config_errors("profiles: [{name: p, engine: trino, catalogs: [a]}]\nversion: 1\n");
   REQUIRE(top.size() == 1);
@@ -168,7 +168,7 @@ TEST_CASE("all config errors are reported at once", "[config]") {
 )");
   CHECK(errors == Names{R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))",
                         R"(profiles[0].catalog_map.z: maps catalog "z", which is not in this profile's catalogs)",
-                        R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file))",
+                        R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))",
                         R"(profiles[1].name: duplicate profile "p")"});
 }
 
