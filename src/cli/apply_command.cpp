@@ -73,12 +73,7 @@ int run_apply(const std::vector<std::string>& args) {
     std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
     return kExitInvalidInput;
   }
-  auto optional = [&](const char* key) -> std::optional<std::string> {
-    if (vm.count(key)) return vm[key].as<std::string>();
-    return std::nullopt;
-  };
-  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
-                            optional("profile"));
+  auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
   const Profile& profile = inputs->config.profiles.front();
   if (profile.engine != Engine::StarRocks) {
@@ -93,7 +88,7 @@ int run_apply(const std::vector<std::string>& args) {
     return kExitProfileFailed;
   }
   sr::OpenResult opened =
-      sr::open_server(vm["dsn"].as<std::string>(), optional("password-file"), *dialect, profile.name);
+      sr::open_server(vm["dsn"].as<std::string>(), optional_string(vm, "password-file"), *dialect, profile.name);
   if (!opened.session) {
     std::cerr << "error: " << opened.error << "\n";
     return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;

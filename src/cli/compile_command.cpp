@@ -53,12 +53,7 @@ int run_compile(const std::vector<std::string>& args) {
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
-  auto optional = [&](const char* key) -> std::optional<std::string> {
-    if (vm.count(key)) return vm[key].as<std::string>();
-    return std::nullopt;
-  };
-  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
-                            optional("profile"));
+  auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
 
   const std::string out_dir = vm["out"].as<std::string>();

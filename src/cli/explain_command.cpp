@@ -36,17 +36,12 @@ Example:
       "output", po::value<std::string>()->default_value("text"), "text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
-  auto optional = [&](const char* key) -> std::optional<std::string> {
-    if (vm.count(key)) return vm[key].as<std::string>();
-    return std::nullopt;
-  };
   const std::string format = vm["output"].as<std::string>();
   if (format != "text" && format != "json") {
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
-  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
-                            optional("profile"));
+  auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
   std::vector<PolicySet> sets;
   for (auto& cp : compile_all(*inputs)) {

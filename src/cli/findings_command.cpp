@@ -26,12 +26,7 @@ Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
       "output", po::value<std::string>()->default_value("text"), "text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
-  auto optional = [&](const char* key) -> std::optional<std::string> {
-    if (vm.count(key)) return vm[key].as<std::string>();
-    return std::nullopt;
-  };
-  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
-                            optional("profile"));
+  auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;

@@ -2,9 +2,12 @@
 // Boost.Program_options glue shared by subcommands: parse, print --help.
 
 #include <boost/program_options.hpp>
+
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
+#include "common.h"
 
 namespace tw::cli {
 
@@ -25,6 +28,18 @@ inline int parse_options(const std::vector<std::string>& args, const po::options
     return 2;
   }
   return -1;
+}
+
+/// The value of an optional string option, if given.
+inline std::optional<std::string> optional_string(const po::variables_map& vm, const char* key) {
+  if (vm.count(key)) return vm[key].as<std::string>();
+  return std::nullopt;
+}
+
+/// load_inputs() from the --snapshot, --config, --now and --profile every compiling command takes.
+inline std::optional<Inputs> load_inputs(const po::variables_map& vm) {
+  return load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional_string(vm, "now"),
+                     optional_string(vm, "profile"));
 }
 
 }  // namespace tw::cli

@@ -69,12 +69,7 @@ int run_plan(const std::vector<std::string>& args) {
     std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
     return kExitInvalidInput;
   }
-  auto optional = [&](const char* key) -> std::optional<std::string> {
-    if (vm.count(key)) return vm[key].as<std::string>();
-    return std::nullopt;
-  };
-  auto inputs = load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional("now"),
-                            optional("profile"));
+  auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
   const Profile& profile = inputs->config.profiles.front();
   if (profile.engine != Engine::StarRocks) {
@@ -91,8 +86,8 @@ int run_plan(const std::vector<std::string>& args) {
 
   std::optional<sr::ServerSession> server;
   sr::Capabilities caps;
-  if (auto dsn = optional("dsn")) {
-    sr::OpenResult opened = sr::open_server(*dsn, optional("password-file"), *dialect, profile.name);
+  if (auto dsn = optional_string(vm, "dsn")) {
+    sr::OpenResult opened = sr::open_server(*dsn, optional_string(vm, "password-file"), *dialect, profile.name);
     if (!opened.session) {
       std::cerr << "error: " << opened.error << "\n";
       return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;
