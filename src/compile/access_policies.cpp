@@ -1,9 +1,14 @@
 #include "tagwarden/compile/access_policies.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "tagwarden/util/text.h"
 
@@ -40,13 +45,215 @@ std::set<std::string> scope_tags(const Model& m, const PolicyScope& scope) {
   return out;
 }
 
-bool is_numeric_type(const std::string& type) {
+// ---------------------------------------------------------------------------------------------
+// Typing row-filter literals to their column. A value the column cannot hold would make Trino
+// fail the query at run time; it fails closed at compile time instead (no rows for the principal).
+
+struct ColumnType {
+  LiteralKind kind = LiteralKind::None;
+  std::string name;      ///< lower-case base name, e.g. decimal
+  int precision = -1;    ///< first parameter, -1 when absent
+  int scale = -1;        ///< second parameter, -1 when absent
+  std::int64_t min = 0;  ///< integers
+  std::int64_t max = 0;  ///< integers
+};
+
+ColumnType column_type_of(const std::string& type) {
+  ColumnType ct;
   const std::string t = lowercase_identifier(type);
-  for (const char* n : {"tinyint", "smallint", "int", "integer", "bigint", "largeint", "real", "float", "double",
-                        "decimal", "numeric"}) {
-    if (t.rfind(n, 0) == 0) return true;
+  std::size_t i = 0;
+  while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
+  ct.name = t.substr(0, i);
+  std::string rest = t.substr(i);
+  const auto open = rest.find('(');
+  if (open != std::string::npos) {
+    const auto close = rest.find(')', open);
+    if (close == std::string::npos) return ct;
+    const std::string params = rest.substr(open + 1, close - open - 1);
+    int* slot = &ct.precision;
+    std::string digits;
+    for (char c : params + ",") {
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        if (digits.size() < 3) digits += c;
+      } else if (c == ',') {
+        if (digits.empty() || slot == nullptr) return ct;
+        *slot = std::stoi(digits);
+        slot = slot == &ct.precision ? &ct.scale : nullptr;
+        digits.clear();
+      } else if (c != ' ') {
+        return ct;
+      }
+    }
+    rest = rest.substr(close + 1);
   }
-  return false;
+  while (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
+  const bool with_zone = rest == "with time zone";
+  if (!rest.empty() && !with_zone && rest != "without time zone") return ct;
+  const std::string& n = ct.name;
+  if (n == "timestamp" || n == "datetime") {
+    ct.kind = with_zone ? LiteralKind::TimestampTz : LiteralKind::Timestamp;
+    return ct;
+  }
+  if (n == "time") {
+    if (!with_zone) ct.kind = LiteralKind::Time;  // TIME WITH TIME ZONE: no literal is made for it
+    return ct;
+  }
+  if (!rest.empty()) return ct;
+  if (n == "varchar" || n == "char" || n == "string" || n == "text") {
+    ct.kind = LiteralKind::String;
+  } else if (n == "boolean" || n == "bool") {
+    ct.kind = LiteralKind::Boolean;
+  } else if (n == "tinyint" || n == "smallint" || n == "int" || n == "integer" || n == "bigint" || n == "largeint") {
+    ct.kind = LiteralKind::Integer;
+    const int bits = n == "tinyint" ? 8 : n == "smallint" ? 16 : (n == "int" || n == "integer") ? 32 : 64;
+    ct.max = bits == 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+    ct.min = -ct.max - 1;
+  } else if (n == "decimal" || n == "numeric") {
+    if (ct.precision < 0) ct.precision = 38;
+    if (ct.scale < 0) ct.scale = 0;
+    if (ct.precision >= 1 && ct.precision <= 38 && ct.scale <= ct.precision) ct.kind = LiteralKind::Decimal;
+  } else if (n == "double" || n == "real" || n == "float") {
+    ct.kind = LiteralKind::Double;
+  } else if (n == "date") {
+    ct.kind = LiteralKind::Date;
+  }
+  return ct;
+}
+
+std::string kind_of(const json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_array()) return "a list";
+  if (v.is_null()) return "null";
+  return "a mapping";
+}
+
+// n decimal digits at s[pos]; false when any is not a digit or out of bounds.
+bool read_digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  out = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    out = out * 10 + (s[i] - '0');
+  }
+  return true;
+}
+
+// YYYY-MM-DD, a real calendar day in years 1-9999.
+bool valid_date(std::string_view s) {
+  int y = 0, m = 0, d = 0;
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  if (!read_digits(s, 0, 4, y) || !read_digits(s, 5, 2, m) || !read_digits(s, 8, 2, d)) return false;
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
+// HH:MM, HH:MM:SS or HH:MM:SS.f with 1-12 fraction digits.
+bool valid_time(std::string_view s) {
+  int h = 0, mi = 0, sec = 0;
+  if (s.size() < 5 || s[2] != ':' || !read_digits(s, 0, 2, h) || !read_digits(s, 3, 2, mi)) return false;
+  if (h > 23 || mi > 59) return false;
+  if (s.size() == 5) return true;
+  if (s.size() < 8 || s[5] != ':' || !read_digits(s, 6, 2, sec) || sec > 59) return false;
+  if (s.size() == 8) return true;
+  const std::size_t fraction = s.size() - 9;
+  int ignored = 0;
+  if (s[8] != '.' || fraction < 1 || fraction > 12) return false;
+  for (std::size_t i = 9; i < s.size(); ++i) {
+    if (!read_digits(s, i, 1, ignored)) return false;
+  }
+  return true;
+}
+
+// A timestamp: date, or date and time separated by a space or T; with_zone requires a time and a
+// zone (Z, UTC or +HH:MM/-HH:MM, optionally after a space), which a column without a zone refuses.
+// Normalized to "YYYY-MM-DD HH:MM[:SS[.f]][ ZONE]".
+std::optional<std::string> normalized_timestamp(std::string_view s, bool with_zone) {
+  if (s.size() < 10 || !valid_date(s.substr(0, 10))) return std::nullopt;
+  if (s.size() == 10) return with_zone ? std::nullopt : std::optional<std::string>(std::string(s));
+  if (s[10] != ' ' && s[10] != 'T') return std::nullopt;
+  std::string_view rest = s.substr(11);
+  std::string zone;
+  if (with_zone) {
+    int zh = 0, zm = 0;
+    if (!rest.empty() && rest.back() == 'Z') {
+      zone = "UTC";
+      rest.remove_suffix(1);
+    } else if (rest.size() >= 3 && rest.substr(rest.size() - 3) == "UTC") {
+      zone = "UTC";
+      rest.remove_suffix(3);
+    } else if (rest.size() >= 6 && (rest[rest.size() - 6] == '+' || rest[rest.size() - 6] == '-') &&
+               rest[rest.size() - 3] == ':' && read_digits(rest, rest.size() - 5, 2, zh) &&
+               read_digits(rest, rest.size() - 2, 2, zm) && zh <= 14 && zm <= 59) {
+      zone = std::string(rest.substr(rest.size() - 6));
+      rest.remove_suffix(6);
+    } else {
+      return std::nullopt;
+    }
+    if (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  }
+  if (!valid_time(rest)) return std::nullopt;
+  return std::string(s.substr(0, 10)) + " " + std::string(rest) + (zone.empty() ? "" : " " + zone);
+}
+
+// A numeral as plain decimal digits (no exponent, no leading zeros, no trailing fraction zeros),
+// if decimal(p, s) can hold it exactly. Exponents only when allowed (JSON numbers print them).
+std::optional<std::string> plain_decimal(std::string_view text, bool allow_exponent, int precision, int scale,
+                                         std::string& why) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  std::string digits;
+  std::size_t int_digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) digits += text[i++];
+  int_digits = digits.size();
+  bool ok = int_digits > 0;
+  if (ok && i < text.size() && text[i] == '.') {
+    ++i;
+    const std::size_t before = digits.size();
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) digits += text[i++];
+    ok = digits.size() > before;
+  }
+  long exponent = 0;
+  if (ok && allow_exponent && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) exp_negative = text[i++] == '-';
+    std::size_t n = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && n < 4) {
+      exponent = exponent * 10 + (text[i++] - '0');
+      ++n;
+    }
+    ok = n > 0;
+    if (exp_negative) exponent = -exponent;
+  }
+  if (!ok || i != text.size()) {
+    why = "a string that is not a decimal number";
+    return std::nullopt;
+  }
+  // Move the decimal point by the exponent.
+  long point = static_cast<long>(int_digits) + exponent;
+  if (point < 0) {
+    digits.insert(0, static_cast<std::size_t>(-point), '0');
+    point = 0;
+  }
+  if (static_cast<std::size_t>(point) > digits.size())
+    digits.append(static_cast<std::size_t>(point) - digits.size(), '0');
+  std::string whole = digits.substr(0, static_cast<std::size_t>(point));
+  std::string fraction = digits.substr(static_cast<std::size_t>(point));
+  whole.erase(0, std::min(whole.find_first_not_of('0'), whole.size()));
+  fraction.erase(fraction.find_last_not_of('0') + 1);
+  if (static_cast<int>(whole.size()) > precision - scale || static_cast<int>(fraction.size()) > scale) {
+    why = "a number that decimal(" + std::to_string(precision) + "," + std::to_string(scale) + ") cannot hold";
+    return std::nullopt;
+  }
+  const bool zero = whole.empty() && fraction.empty();
+  return std::string(negative && !zero ? "-" : "") + (whole.empty() ? "0" : whole) +
+         (fraction.empty() ? "" : "." + fraction);
 }
 
 // Resolves a user value reference; nullopt when the principal has no such value.
@@ -104,28 +311,21 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
     }
     return v;
   };
-  auto check_scalar = [&](const json& v) {
-    if (v.is_string()) {
-      if (is_numeric_type(type)) throw std::string("a string compared with numeric column " + column);
-    } else if (v.is_number()) {
-      if (!is_numeric_type(type)) throw std::string("a number compared with non-numeric column " + column);
-      if (v.is_number_float() && !std::isfinite(v.get<double>())) throw std::string("not a finite number");
-    } else if (v.is_boolean()) {
-      if (lowercase_identifier(type).rfind("bool", 0) != 0)
-        throw std::string("a boolean compared with column " + column);
-    } else {
-      throw std::string("wrong type of value for " + o);
-    }
+  // The value as the column's type holds it; throws the reason when it cannot.
+  auto typed = [&](const json& v) -> json {
+    std::string why;
+    auto t = typed_value(type, v, why);
+    if (!t) throw std::string("column " + column + ": " + why);
+    return *t;
   };
+  const std::string type_key = lowercase_identifier(type);
   if (o == "is_null" || o == "is_not_null") {
     if (node.contains("value") || node.contains("values")) throw std::string(o + " takes no value");
     return {{"column", column}, {"op", o}};
   }
   if (o == "eq" || o == "ne" || o == "gt" || o == "gte" || o == "lt" || o == "lte") {
     if (!node.contains("value") || node.contains("values")) throw std::string(o + " needs exactly one value");
-    json v = bind(node["value"]);
-    check_scalar(v);
-    return {{"column", column}, {"op", o}, {"value", v}};
+    return {{"column", column}, {"op", o}, {"type", type_key}, {"value", typed(bind(node["value"]))}};
   }
   if (o == "in" || o == "not_in") {
     json list;
@@ -139,8 +339,9 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
     } else {
       throw std::string(o + " needs values");
     }
-    for (const auto& v : list) check_scalar(v);
-    return {{"column", column}, {"op", o}, {"values", list}};
+    json values = json::array();
+    for (const auto& v : list) values.push_back(typed(v));
+    return {{"column", column}, {"op", o}, {"type", type_key}, {"values", values}};
   }
   throw std::string("unknown operator " + quote(o));
 }
@@ -153,6 +354,69 @@ bool stricter(const ColumnMask& a, const ColumnMask& b) {
 }  // namespace
 
 std::string canonical(const json& condition) { return condition.dump(); }
+
+LiteralKind literal_kind(const std::string& column_type) { return column_type_of(column_type).kind; }
+
+std::optional<json> typed_value(const std::string& column_type, const json& v, std::string& why) {
+  const ColumnType ct = column_type_of(column_type);
+  const std::string type = lowercase_identifier(column_type);
+  auto refuse = [&](const std::string& reason) -> std::optional<json> {
+    why = reason;
+    return std::nullopt;
+  };
+  auto wrong = [&]() { return refuse(kind_of(v) + " compared with a " + type + " column"); };
+  switch (ct.kind) {
+    case LiteralKind::String:
+      if (v.is_string()) return v;
+      return wrong();
+    case LiteralKind::Boolean:
+      if (v.is_boolean()) return v;
+      return wrong();
+    case LiteralKind::Integer:
+      if (!v.is_number_integer()) return wrong();
+      if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(ct.max)
+                                 : v.get<std::int64_t>() < ct.min || v.get<std::int64_t>() > ct.max)
+        return refuse("an integer out of range for a " + type + " column");
+      return v;
+    case LiteralKind::Double:
+      if (!v.is_number()) return wrong();
+      if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (!std::isfinite(d)) return refuse("a number that is not finite");
+        if (ct.name != "double" && std::fabs(d) > FLT_MAX) return refuse("a number out of range for a real column");
+      }
+      return v;
+    case LiteralKind::Decimal: {
+      if (!v.is_string() && !v.is_number()) return wrong();
+      if (v.is_number_float() && !std::isfinite(v.get<double>())) return refuse("a number that is not finite");
+      auto plain =
+          plain_decimal(v.is_string() ? v.get<std::string>() : v.dump(), !v.is_string(), ct.precision, ct.scale, why);
+      if (!plain) return std::nullopt;
+      return json(*plain);
+    }
+    case LiteralKind::Date:
+      if (!v.is_string()) return wrong();
+      if (!valid_date(v.get<std::string>())) return refuse("a string that is not a date (YYYY-MM-DD)");
+      return v;
+    case LiteralKind::Time:
+      if (!v.is_string()) return wrong();
+      if (!valid_time(v.get<std::string>())) return refuse("a string that is not a time (HH:MM:SS)");
+      return v;
+    case LiteralKind::Timestamp:
+    case LiteralKind::TimestampTz: {
+      if (!v.is_string()) return wrong();
+      const bool zone = ct.kind == LiteralKind::TimestampTz;
+      auto ts = normalized_timestamp(v.get<std::string>(), zone);
+      if (!ts)
+        return refuse(zone ? "a string that is not a timestamp with a time zone (YYYY-MM-DD HH:MM:SS +HH:MM)"
+                           : "a string that is not a timestamp (YYYY-MM-DD HH:MM:SS)");
+      return json(*ts);
+    }
+    case LiteralKind::None:
+      break;
+  }
+  return refuse("no literal is made for a " + type + " column");
+}
 
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user) {
   std::vector<PolicyDecision> out;

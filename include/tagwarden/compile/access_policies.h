@@ -4,6 +4,7 @@
 // effect (deny wins; strictest mask; row filters ANDed; anything that cannot
 // be satisfied for the principal becomes no rows). Pure.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,18 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
 
 /// Canonical text of a resolved condition, for comparing and keying classes.
 std::string canonical(const nlohmann::json& condition);
+
+/// How a column of a snapshot type takes a literal in a row filter. Each resolved
+/// comparison carries the column's type ("type"), so the engine can type its literal.
+enum class LiteralKind { String, Boolean, Integer, Decimal, Double, Date, Time, Timestamp, TimestampTz, None };
+LiteralKind literal_kind(const std::string& column_type);
+
+/// `value` as a value the column can hold, normalized (dates and times as ISO text with a
+/// space before the time, decimals as plain digits), or nullopt with the reason in `why`:
+/// the wrong JSON type, out of range for the integer type, not representable in decimal(p,s),
+/// a malformed or impossible date, or a column type no literal is made for. Pure; the same
+/// function decides at compile time and again when an engine renders the literal.
+std::optional<nlohmann::json> typed_value(const std::string& column_type, const nlohmann::json& value,
+                                          std::string& why);
 
 }  // namespace tw

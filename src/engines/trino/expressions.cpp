@@ -1,7 +1,9 @@
 #include "expressions.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "tagwarden/compile/access_policies.h"
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/util/text.h"
 
@@ -20,6 +22,41 @@ std::string literal(const json& v) {
   if (v.is_number_integer()) return v.dump();
   if (v.is_number()) return "DOUBLE '" + v.dump() + "'";
   throw std::invalid_argument("a condition value must be a string, number or boolean");
+}
+
+// A literal typed to the comparison's column ("type", set by the compiler), or nullopt when the
+// value is not one the column can hold (the compiler never emits one; checked again here so the
+// comparison fails closed rather than erroring in Trino). Every text goes through string_literal.
+std::optional<std::string> typed_literal(const json& c, const json& v) {
+  if (!c.contains("type")) return literal(v);  // a condition resolved without column types
+  if (!c["type"].is_string()) return std::nullopt;
+  const std::string type = c["type"].get<std::string>();
+  std::string why;
+  const auto typed = typed_value(type, v, why);
+  if (!typed || *typed != v) return std::nullopt;
+  switch (literal_kind(type)) {
+    case LiteralKind::String:
+      return string_literal(v.get<std::string>());
+    case LiteralKind::Boolean:
+      return v.get<bool>() ? "TRUE" : "FALSE";
+    case LiteralKind::Integer:
+      return v.dump();
+    case LiteralKind::Double:
+      if (v.is_number_integer()) return v.dump();
+      return (lowercase_identifier(type).rfind("double", 0) == 0 ? "DOUBLE " : "REAL ") + string_literal(v.dump());
+    case LiteralKind::Decimal:
+      return "DECIMAL " + string_literal(v.get<std::string>());
+    case LiteralKind::Date:
+      return "DATE " + string_literal(v.get<std::string>());
+    case LiteralKind::Time:
+      return "TIME " + string_literal(v.get<std::string>());
+    case LiteralKind::Timestamp:
+    case LiteralKind::TimestampTz:
+      return "TIMESTAMP " + string_literal(v.get<std::string>());
+    case LiteralKind::None:
+      break;
+  }
+  return std::nullopt;
 }
 
 std::string render(const json& c) {
@@ -41,12 +78,18 @@ std::string render(const json& c) {
   static const std::pair<const char*, const char*> kCompare[] = {{"eq", " = "},   {"ne", " <> "}, {"gt", " > "},
                                                                  {"gte", " >= "}, {"lt", " < "},  {"lte", " <= "}};
   for (const auto& [name, sql] : kCompare) {
-    if (op == name) return col + sql + literal(c.at("value"));
+    if (op != name) continue;
+    const auto lit = typed_literal(c, c.at("value"));
+    return lit ? col + sql + *lit : "1 = 0";
   }
   const json& values = c.at("values");
   if (values.empty()) return op == "in" ? "1 = 0" : "true";
   std::string list;
-  for (const auto& v : values) list += (list.empty() ? "" : ", ") + literal(v);
+  for (const auto& v : values) {
+    const auto lit = typed_literal(c, v);
+    if (!lit) return "1 = 0";  // never drop one value: for not_in that would widen
+    list += (list.empty() ? "" : ", ") + *lit;
+  }
   return col + (op == "in" ? " IN (" : " NOT IN (") + list + ")";
 }
 
