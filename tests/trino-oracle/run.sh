@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Run the Trino access-control oracle: run.sh RULES_JSON < queries.jsonl > answers.jsonl
+#                                  or: run.sh --bench RULES_JSON SAMPLES_JSONL [options]  (see README)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 jar="$here/target/trino-oracle.jar"
@@ -15,4 +16,6 @@ else
     java=java
 fi
 # --sun-misc-unsafe-memory-access=allow: Guice still uses sun.misc.Unsafe; silence the JDK 24+ warning.
-exec "$java" --sun-misc-unsafe-memory-access=allow -XX:+UseSerialGC -Xss4m -jar "$jar" "$@"
+# TRINO_ORACLE_JAVA_OPTS: extra JVM options (the benchmark mode sets a heap size for large documents).
+# shellcheck disable=SC2086
+exec "$java" --sun-misc-unsafe-memory-access=allow -XX:+UseSerialGC -Xss4m ${TRINO_ORACLE_JAVA_OPTS:-} -jar "$jar" "$@"

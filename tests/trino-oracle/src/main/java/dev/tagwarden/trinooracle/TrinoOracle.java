@@ -84,8 +84,13 @@ public final class TrinoOracle
         // Airlift bootstrap logs its configuration at INFO through java.util.logging (stderr); keep quiet.
         Logger.getLogger("").setLevel(Level.WARNING);
 
+        if (args.length >= 1 && args[0].equals("--bench")) {
+            System.exit(RulesBenchmark.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         if (args.length != 1 || args[0].equals("-h") || args[0].equals("--help")) {
             System.err.println("usage: trino-oracle (RULES_JSON | --multi) < queries.jsonl > answers.jsonl   (trino-plugin-toolkit " + TRINO_VERSION + ")");
+            System.err.println("       trino-oracle --bench RULES_JSON SAMPLES_JSONL [--loads N] [--warmup N] [--rounds N]   (prints one JSON object)");
             System.exit(2);
         }
 
