@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
@@ -92,6 +94,7 @@ class ProfileCompiler {
     map_users(ps, out);
     map_catalogs(ps);
     map_grants();
+    index_grants();
     collect_objects(ps);
     restrict_creation(ps);
     for (auto& op : ps.objects) decide_object(op);
@@ -198,77 +201,199 @@ class ProfileCompiler {
   void restrict_creation(PolicySet& ps) {
     restricted_.assign(s_.users.size(), false);
     if (!p_.restrict_materialized_views || ps.gated_tags.empty()) return;
+    std::vector<std::size_t> tags;
+    for (const auto& t : ps.gated_tags) tags.push_back(m_.tag_index.at(t));
     for (std::size_t u = 0; u < s_.users.size(); ++u) {
-      for (const auto& t : ps.gated_tags) {
-        if (!m_.is_cleared(u, t)) restricted_[u] = true;
+      for (std::size_t t : tags) {
+        if (!m_.cleared[u][t]) restricted_[u] = true;
       }
       if (restricted_[u]) ps.create_restricted.push_back(u);
     }
   }
 
-  void decide_object(ObjectPolicy& op) {
-    const Object& o = s_.objects[op.object];
-    std::map<std::size_t, PrivilegeSet> granted;
-    for (const auto& g : grants_) {
-      if (!covers(g.pattern, op.engine_name)) continue;
-      for (std::size_t u : g.holders) granted[u].add(g.privileges);
+  // Users grouped by the privileges the grants covering one object give them.
+  struct GrantGroup {
+    PrivilegeSet granted;
+    std::shared_ptr<const std::vector<std::size_t>> users;
+  };
+  using Partition = std::vector<GrantGroup>;
+  // A grant group split further by clearance of an object's gated tags.
+  struct ClearanceGroup {
+    PrivilegeSet granted;
+    std::vector<bool> cleared;  // per entry of the object's gated tag list
+    std::shared_ptr<const std::vector<std::size_t>> users;
+  };
+  using ClearancePartition = std::vector<ClearanceGroup>;
+
+  void index_grants() {
+    for (std::size_t i = 0; i < grants_.size(); ++i) grant_index_[pattern_key(grants_[i].pattern)].push_back(i);
+  }
+
+  static std::string pattern_key(const QualifiedName& n) {
+    std::string k = n.catalog;
+    k += '\0';
+    k += n.schema;
+    k += '\0';
+    k += n.table;
+    return k;
+  }
+
+  // The grants covering a name, by index: catalogs are concrete after map_grants,
+  // so four lookups find every pattern that can cover it.
+  std::vector<std::size_t> covering_grants(const QualifiedName& n) const {
+    std::vector<std::size_t> out;
+    for (const QualifiedName& key : {n, QualifiedName{n.catalog, n.schema, "*"}, QualifiedName{n.catalog, "*", n.table},
+                                     QualifiedName{n.catalog, "*", "*"}}) {
+      if (auto it = grant_index_.find(pattern_key(key)); it != grant_index_.end()) {
+        out.insert(out.end(), it->second.begin(), it->second.end());
+      }
     }
-    (void)o;
-    for (const auto& [u, privs] : granted) {
-      UserAccess ua;
-      ua.user = u;
-      ua.granted = privs;
-      ua.access.privileges = privs;
-      std::vector<std::string> missing_object, missing_any;
-      for (const auto& t : op.object_gates) {
-        if (!m_.is_cleared(u, t)) missing_object.push_back(t);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  const Partition& grant_partition(const std::vector<std::size_t>& grants) {
+    auto [it, fresh] = partitions_.try_emplace(grants);
+    if (!fresh) return it->second;
+    std::vector<std::uint8_t>& acc = scratch_privileges_;
+    acc.assign(s_.users.size(), 0);
+    std::vector<std::size_t> touched;
+    for (std::size_t g : grants) {
+      for (std::size_t u : grants_[g].holders) {
+        if (!acc[u]) touched.push_back(u);
+        acc[u] |= grants_[g].privileges.bits();
       }
-      std::set<std::string> column_missing_tags;
-      for (const auto& [col, tags] : op.column_gates) {
-        bool denied = false;
-        for (const auto& t : tags) {
-          if (!m_.is_cleared(u, t)) {
-            denied = true;
-            column_missing_tags.insert(t);
-          }
+    }
+    std::sort(touched.begin(), touched.end());
+    std::map<std::uint8_t, std::vector<std::size_t>> by_privileges;
+    for (std::size_t u : touched) by_privileges[acc[u]].push_back(u);
+    for (auto& [bits, users] : by_privileges) {
+      it->second.push_back({PrivilegeSet(bits), std::make_shared<const std::vector<std::size_t>>(std::move(users))});
+    }
+    return it->second;
+  }
+
+  const ClearancePartition& clearance_partition(const Partition& partition, const std::vector<std::size_t>& tags) {
+    auto [it, fresh] = clearance_partitions_.try_emplace({&partition, tags});
+    if (!fresh) return it->second;
+    for (const auto& group : partition) {
+      std::map<std::vector<bool>, std::vector<std::size_t>> split;
+      for (std::size_t u : *group.users) {
+        std::vector<bool> key(tags.size());
+        for (std::size_t i = 0; i < tags.size(); ++i) key[i] = m_.cleared[u][tags[i]];
+        split[key].push_back(u);
+      }
+      for (auto& [cleared, users] : split) {
+        auto shared =
+            split.size() == 1 ? group.users : std::make_shared<const std::vector<std::size_t>>(std::move(users));
+        it->second.push_back({group.granted, cleared, std::move(shared)});
+      }
+    }
+    return it->second;
+  }
+
+  void decide_object(ObjectPolicy& op) {
+    const Partition& partition = grant_partition(covering_grants(op.engine_name));
+    std::vector<std::size_t> tags;
+    for (const auto& t : op.object_gates) tags.push_back(m_.tag_index.at(t));
+    for (const auto& [col, col_tags] : op.column_gates) {
+      for (const auto& t : col_tags) tags.push_back(m_.tag_index.at(t));
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    for (const auto& group : clearance_partition(partition, tags)) {
+      auto is_cleared = [&](const std::string& t) {
+        const auto pos = std::lower_bound(tags.begin(), tags.end(), m_.tag_index.at(t)) - tags.begin();
+        return static_cast<bool>(group.cleared[static_cast<std::size_t>(pos)]);
+      };
+      auto [access, reasons] = decide_class(op, group.granted, is_cleared);
+      AccessClass cls{group.users, group.granted, std::move(access), std::move(reasons)};
+      if (m_.snapshot->policies.empty()) {
+        op.classes.push_back(std::move(cls));
+      } else {
+        apply_policies(op, std::move(cls));
+      }
+    }
+    std::sort(op.classes.begin(), op.classes.end(), [](const AccessClass& a, const AccessClass& b) {
+      return std::tie(a.access, a.granted, a.reasons, *a.users) < std::tie(b.access, b.granted, b.reasons, *b.users);
+    });
+  }
+
+  // The access of users who share grants and clearances on one object, and why it is less than granted.
+  template <typename Cleared>
+  std::pair<Access, std::vector<std::string>> decide_class(const ObjectPolicy& op, PrivilegeSet privs,
+                                                           const Cleared& is_cleared) {
+    Access access;
+    std::vector<std::string> reasons;
+    access.privileges = privs;
+    std::vector<std::string> missing_object, missing_any;
+    for (const auto& t : op.object_gates) {
+      if (!is_cleared(t)) missing_object.push_back(t);
+    }
+    std::set<std::string> column_missing_tags;
+    for (const auto& [col, col_tags] : op.column_gates) {
+      bool denied = false;
+      for (const auto& t : col_tags) {
+        if (!is_cleared(t)) {
+          denied = true;
+          column_missing_tags.insert(t);
         }
-        if (denied) ua.access.denied_columns.push_back(col);
       }
-      if (!missing_object.empty() && privs.has(Privilege::Select)) {
-        ua.access.privileges.remove(Privilege::Select);
-        ua.reasons.push_back("SELECT withheld: not cleared for " + join_words(missing_object) +
-                             ", which gates the whole object");
+      if (denied) access.denied_columns.push_back(col);
+    }
+    if (!missing_object.empty() && privs.has(Privilege::Select)) {
+      access.privileges.remove(Privilege::Select);
+      reasons.push_back("SELECT withheld: not cleared for " + join_words(missing_object) +
+                        ", which gates the whole object");
+    }
+    missing_any = missing_object;
+    for (const auto& t : column_missing_tags) {
+      if (std::find(missing_any.begin(), missing_any.end(), t) == missing_any.end()) missing_any.push_back(t);
+    }
+    std::sort(missing_any.begin(), missing_any.end());
+    if (p_.withhold_writes && !missing_any.empty()) {
+      PrivilegeSet withheld = privs;
+      withheld.remove(Privilege::Select);
+      if (!withheld.empty()) {
+        access.privileges.remove(PrivilegeSet::writes());
+        reasons.push_back(join_words(withheld.names()) + " withheld: not cleared for " + join_words(missing_any) +
+                          " (withhold_writes)");
       }
-      missing_any = missing_object;
-      for (const auto& t : column_missing_tags) {
-        if (std::find(missing_any.begin(), missing_any.end(), t) == missing_any.end()) missing_any.push_back(t);
+    }
+    if (!access.privileges.has(Privilege::Select)) {
+      access.denied_columns.clear();
+    } else if (!access.denied_columns.empty()) {
+      std::sort(access.denied_columns.begin(), access.denied_columns.end());
+      std::vector<std::string> missing(column_missing_tags.begin(), column_missing_tags.end());
+      reasons.push_back("columns " + join_words(access.denied_columns) + " withheld: not cleared for " +
+                        join_words(missing));
+    }
+    return {std::move(access), std::move(reasons)};
+  }
+
+  // Access policies depend on each user's attributes and roles: judge them per
+  // user, then regroup the class by outcome. Objects no policy reaches skip this.
+  void apply_policies(ObjectPolicy& op, AccessClass cls) {
+    const auto& users = *cls.users;
+    if (judge_policies(m_, op, users.front()).empty()) {
+      op.classes.push_back(std::move(cls));
+      return;
+    }
+    std::map<std::pair<Access, std::vector<std::string>>, std::vector<std::size_t>> outcomes;
+    for (std::size_t u : users) {
+      const auto decisions = judge_policies(m_, op, u);
+      for (const auto& d : decisions) {
+        if (d.applies && d.unsatisfiable) unsatisfiable_[d.policy].insert(s_.users[u].name);
       }
-      std::sort(missing_any.begin(), missing_any.end());
-      if (p_.withhold_writes && !missing_any.empty()) {
-        PrivilegeSet withheld = privs;
-        withheld.remove(Privilege::Select);
-        if (!withheld.empty()) {
-          ua.access.privileges.remove(PrivilegeSet::writes());
-          ua.reasons.push_back(join_words(withheld.names()) + " withheld: not cleared for " + join_words(missing_any) +
-                               " (withhold_writes)");
-        }
-      }
-      if (!ua.access.privileges.has(Privilege::Select)) {
-        ua.access.denied_columns.clear();
-      } else if (!ua.access.denied_columns.empty()) {
-        std::sort(ua.access.denied_columns.begin(), ua.access.denied_columns.end());
-        std::vector<std::string> tags(column_missing_tags.begin(), column_missing_tags.end());
-        ua.reasons.push_back("columns " + join_words(ua.access.denied_columns) + " withheld: not cleared for " +
-                             join_words(tags));
-      }
-      if (!m_.snapshot->policies.empty()) {
-        const auto decisions = judge_policies(m_, op, u);
-        for (const auto& d : decisions) {
-          if (d.applies && d.unsatisfiable) unsatisfiable_[d.policy].insert(s_.users[u].name);
-        }
-        apply_policy_decisions(decisions, op, ua);
-      }
-      op.access.push_back(std::move(ua));
+      UserAccess ua{u, cls.access, cls.granted, cls.reasons};
+      apply_policy_decisions(decisions, op, ua);
+      outcomes[{std::move(ua.access), std::move(ua.reasons)}].push_back(u);
+    }
+    for (auto& [outcome, members] : outcomes) {
+      auto shared =
+          outcomes.size() == 1 ? cls.users : std::make_shared<const std::vector<std::size_t>>(std::move(members));
+      op.classes.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
   }
 
@@ -392,6 +517,10 @@ class ProfileCompiler {
   // folded names keeps an object from falling outside its profile, and so to broad rules.
   std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
+  std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices
+  std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
+  std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
+  std::vector<std::uint8_t> scratch_privileges_;
   std::vector<bool> restricted_;
   std::map<std::string, std::set<std::string>> unsatisfiable_;  // policy -> users for whom it means no rows
 };
@@ -400,6 +529,13 @@ class ProfileCompiler {
 
 ProfileCompile compile_profile(const Model& model, const Profile& profile) {
   return ProfileCompiler(model, profile).run();
+}
+
+const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
+  for (const auto& cls : classes) {
+    if (std::binary_search(cls.users->begin(), cls.users->end(), user)) return &cls;
+  }
+  return nullptr;
 }
 
 PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {

@@ -91,11 +91,10 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
       if (tags.empty()) continue;
       if (r.whole_object) r.columns.clear();
       r.tags.assign(tags.begin(), tags.end());
-      for (const auto& ua : op.access) {
-        if (ua.user != user) continue;
+      if (const AccessClass* cls = op.class_of(user)) {
         r.has_grant = true;
-        PrivilegeSet removed = ua.granted;
-        removed.remove(ua.access.privileges);
+        PrivilegeSet removed = cls->granted;
+        removed.remove(cls->access.privileges);
         r.withheld = removed.names();
       }
       pe.refusals.push_back(std::move(r));
@@ -106,9 +105,7 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
       obj.object = op.engine_name.str();
       obj.considered = judge_policies(m, op, user);
       if (obj.considered.empty()) continue;
-      for (const auto& ua : op.access) {
-        if (ua.user == user) obj.effective = ua.access;
-      }
+      if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
       if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
       pe.policies.push_back(std::move(obj));
     }

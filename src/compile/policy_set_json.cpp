@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include "tagwarden/compile/policy_set.h"
@@ -28,16 +29,21 @@ nlohmann::json to_json(const PolicySet& ps) {
   for (const auto& op : ps.objects) {
     // Group users by identical access: the compact form every renderer starts from.
     std::map<Access, std::vector<std::string>> classes;
+    std::vector<std::pair<std::size_t, const AccessClass*>> by_user;
+    for (const auto& cls : op.classes) {
+      for (std::size_t u : *cls.users) by_user.emplace_back(u, &cls);
+    }
+    std::sort(by_user.begin(), by_user.end());
     json decisions = json::array();
-    for (const auto& ua : op.access) {
-      if (!ua.access.privileges.empty()) classes[ua.access].push_back(ps.users[ua.user].engine_name);
-      json d = {{"user", ps.users[ua.user].engine_name},
-                {"granted", ua.granted.names()},
-                {"privileges", ua.access.privileges.names()}};
-      if (!ua.access.denied_columns.empty()) d["denied_columns"] = ua.access.denied_columns;
-      if (!ua.access.masks.empty()) d["masks"] = masks_json(ua.access.masks);
-      if (!ua.access.row_filter.empty()) d["row_filter"] = nlohmann::json::parse(ua.access.row_filter);
-      if (!ua.reasons.empty()) d["reasons"] = ua.reasons;
+    for (const auto& [u, cls] : by_user) {
+      const Access& a = cls->access;
+      if (!a.privileges.empty()) classes[a].push_back(ps.users[u].engine_name);
+      json d = {
+          {"user", ps.users[u].engine_name}, {"granted", cls->granted.names()}, {"privileges", a.privileges.names()}};
+      if (!a.denied_columns.empty()) d["denied_columns"] = a.denied_columns;
+      if (!a.masks.empty()) d["masks"] = masks_json(a.masks);
+      if (!a.row_filter.empty()) d["row_filter"] = nlohmann::json::parse(a.row_filter);
+      if (!cls->reasons.empty()) d["reasons"] = cls->reasons;
       decisions.push_back(std::move(d));
     }
     json access = json::array();

@@ -25,8 +25,9 @@ using AccessMap = std::map<std::string, std::map<std::string, Access>>;
 AccessMap access_map(const PolicySet& ps) {
   AccessMap out;
   for (const auto& op : ps.objects) {
-    for (const auto& ua : op.access) {
-      if (!ua.access.privileges.empty()) out[ps.users[ua.user].engine_name][op.engine_name.str()] = ua.access;
+    for (const auto& cls : op.classes) {
+      if (cls.access.privileges.empty()) continue;
+      for (std::size_t u : *cls.users) out[ps.users[u].engine_name][op.engine_name.str()] = cls.access;
     }
   }
   return out;

@@ -90,26 +90,21 @@ inline std::size_t user_index(const tw::Model& m, const std::string& name) {
   return m.user_index.at(name);
 }
 
-inline const tw::UserAccess* find_access(const tw::ObjectPolicy& op, std::size_t user) {
-  for (const auto& ua : op.access) {
-    if (ua.user == user) return &ua;
-  }
-  return nullptr;
-}
+inline const tw::AccessClass* find_access(const tw::ObjectPolicy& op, std::size_t user) { return op.class_of(user); }
 
 /// Privileges after gates as names ("SELECT", ...); empty when the user holds no grant on it.
 inline std::vector<std::string> privs(const tw::ObjectPolicy& op, std::size_t user) {
-  const tw::UserAccess* ua = find_access(op, user);
+  const tw::AccessClass* ua = find_access(op, user);
   return ua ? ua->access.privileges.names() : std::vector<std::string>{};
 }
 
 inline std::vector<std::string> denied_columns(const tw::ObjectPolicy& op, std::size_t user) {
-  const tw::UserAccess* ua = find_access(op, user);
+  const tw::AccessClass* ua = find_access(op, user);
   return ua ? ua->access.denied_columns : std::vector<std::string>{};
 }
 
 inline std::vector<std::string> granted(const tw::ObjectPolicy& op, std::size_t user) {
-  const tw::UserAccess* ua = find_access(op, user);
+  const tw::AccessClass* ua = find_access(op, user);
   return ua ? ua->granted.names() : std::vector<std::string>{};
 }
 

@@ -204,10 +204,10 @@ TEST_CASE("several gated tags on one object require clearance for each", "[compi
   CHECK(privs(both, f.u("steward")) == kNone);
   CHECK(privs(both, f.u("pii")) == kNone);
   CHECK(privs(both, f.u("both")) == kSelect);
-  const tw::UserAccess* ua = find_access(both, f.u("steward"));
+  const tw::AccessClass* ua = find_access(both, f.u("steward"));
   REQUIRE(ua);
   CHECK(ua->reasons == Names{"SELECT withheld: not cleared for PII, which gates the whole object"});
-  const tw::UserAccess* un = find_access(both, f.u("none"));
+  const tw::AccessClass* un = find_access(both, f.u("none"));
   REQUIRE(un);
   CHECK(un->reasons == Names{"SELECT withheld: not cleared for Confidential and PII, which gates the whole object"});
 }
@@ -227,7 +227,7 @@ TEST_CASE("a column-level gate denies only that column and keeps SELECT", "[comp
   CHECK(denied_columns(cust, f.u("steward")) == Names{"iban"});
   CHECK(privs(cust, f.u("pii")) == kSelect);
   CHECK(denied_columns(cust, f.u("pii")) == kNone);
-  const tw::UserAccess* ua = find_access(cust, f.u("none"));
+  const tw::AccessClass* ua = find_access(cust, f.u("none"));
   REQUIRE(ua);
   CHECK(ua->reasons == Names{"columns iban withheld: not cleared for PII"});
 }
@@ -236,7 +236,7 @@ TEST_CASE("a table-level gate removes SELECT", "[compiler]") {
   Fixture f;
   const tw::PolicySet ps = must_compile(*f.m, f.profile);
   const auto& conf = object(ps, "c.s.conf");
-  const tw::UserAccess* ua = find_access(conf, f.u("none"));
+  const tw::AccessClass* ua = find_access(conf, f.u("none"));
   REQUIRE(ua);
   CHECK(ua->granted.names() == kSelect);
   CHECK(ua->access.privileges.empty());
@@ -281,7 +281,7 @@ TEST_CASE("views and materialized views inherit their bases' tags, transitively"
     CHECK(privs(v, f.u("none")) == kNone);
     CHECK(denied_columns(v, f.u("none")) == kNone);
     CHECK(privs(v, f.u("pii")) == kSelect);
-    const tw::UserAccess* ua = find_access(v, f.u("steward"));
+    const tw::AccessClass* ua = find_access(v, f.u("steward"));
     REQUIRE(ua);
     CHECK(ua->reasons == Names{"SELECT withheld: not cleared for PII, which gates the whole object"});
   }
@@ -383,10 +383,12 @@ TEST_CASE("a grant to a role reaches only its direct, unexpired holders", "[comp
   CHECK(ps.unlisted_access(f.u("grouped_writer"), {"c", "s", "open"}).empty());
   // reader reaches its ten direct holders on every object, nobody else.
   std::vector<std::size_t> readers;
-  for (const auto& ua : object(ps, "c.s.audit").access) readers.push_back(ua.user);
+  for (const auto& cls : object(ps, "c.s.audit").classes)
+    readers.insert(readers.end(), cls.users->begin(), cls.users->end());
+  std::sort(readers.begin(), readers.end());
   CHECK(readers == std::vector<std::size_t>{f.u("steward"), f.u("alt"), f.u("pii"), f.u("both"), f.u("none"),
-                                            f.u("grouped"), f.u("expired"), f.u("later"), f.u("admin"),
-                                            f.u("auditor"), f.u("writer"), f.u("etl")});
+                                            f.u("grouped"), f.u("expired"), f.u("later"), f.u("admin"), f.u("auditor"),
+                                            f.u("writer"), f.u("etl")});
 }
 
 TEST_CASE("no grant means no access, cleared or not", "[compiler]") {
@@ -412,7 +414,7 @@ TEST_CASE("withhold_writes", "[compiler]") {
     const auto& conf = object(ps, "c.s.conf");
     CHECK(granted(conf, w) == kAll);
     CHECK(privs(conf, w) == kNone);
-    const tw::UserAccess* ua = find_access(conf, w);
+    const tw::AccessClass* ua = find_access(conf, w);
     REQUIRE(ua);
     CHECK(ua->reasons ==
           Names{"SELECT withheld: not cleared for Confidential, which gates the whole object",
@@ -587,13 +589,19 @@ users:
   auto m = model_of(text);
   tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
   CHECK_FALSE(pc.policy_set.has_value());
-  CHECK(pc.errors == Names{R"(users "alice" and "al" both map to the engine user "al": the engine could not tell them apart; fix engine_user or user_map)"});
+  CHECK(
+      pc.errors ==
+      Names{
+          R"(users "alice" and "al" both map to the engine user "al": the engine could not tell them apart; fix engine_user or user_map)"});
 
   tw::Profile mapped = trino_profile({"c"});
   mapped.user_map = {{"al", "albert"}, {"carol", "dave"}};
   tw::ProfileCompile pc2 = tw::compile_profile(*m, mapped);
   CHECK_FALSE(pc2.policy_set.has_value());
-  CHECK(pc2.errors == Names{R"(users "carol" and "dave" both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
+  CHECK(
+      pc2.errors ==
+      Names{
+          R"(users "carol" and "dave" both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
 
   tw::Profile fixed = trino_profile({"c"});
   fixed.user_map = {{"al", "albert"}};

@@ -561,7 +561,7 @@ policies:
   }
   const tw::ObjectPolicy& op = twtest::object(*pc.policy_set, "c.s.t");
   INFO("the deny policy was accepted and compiled, but alice keeps: " << Catch::Detail::stringify(twtest::privs(op, 0)));
-  const tw::UserAccess* ua = twtest::find_access(op, 0);
+  const tw::AccessClass* ua = twtest::find_access(op, 0);
   const bool alice_selects = ua != nullptr && ua->access.privileges.has(tw::Privilege::Select);
   CHECK_FALSE(alice_selects);
 }

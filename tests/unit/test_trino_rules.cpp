@@ -313,7 +313,7 @@ TEST_CASE("every rule Trino would apply agrees with the PolicySet on the demo", 
     for (const auto& op : ps.objects) {
       INFO(user << " on " << op.engine_name.str());
       const Decision d = evaluate(j, user, op.engine_name);
-      const tw::UserAccess* ua = find_access(op, u);
+      const tw::AccessClass* ua = find_access(op, u);
       CHECK(d.privileges == (ua ? ua->access.privileges.names() : Names{}));
       if (ua && ua->access.privileges.has(tw::Privilege::Select)) CHECK(d.denied_columns == ua->access.denied_columns);
     }

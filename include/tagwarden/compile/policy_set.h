@@ -3,6 +3,7 @@
 // object the profile sees, and on names the snapshot does not list, with the
 // reason for every decision. Renderers only translate it; no renderer decides.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -40,11 +41,22 @@ struct Access {
   auto operator<=>(const Access&) const = default;
 };
 
+/// One principal's decision on one object, as the compiler works it out.
 struct UserAccess {
   std::size_t user = 0;              ///< index into PolicySet::users
   Access access;                     ///< after gates
   PrivilegeSet granted;              ///< before gates, from grants
   std::vector<std::string> reasons;  ///< why access is less than granted; empty when equal
+};
+
+/// Users who share one decision on one object, for the same reasons. The user
+/// list is shared between objects with the same partition, so the PolicySet
+/// grows with objects x access classes, not objects x users.
+struct AccessClass {
+  std::shared_ptr<const std::vector<std::size_t>> users;  ///< indices into PolicySet::users, sorted, never empty
+  PrivilegeSet granted;                                   ///< before gates, from grants
+  Access access;                                          ///< after gates and access policies
+  std::vector<std::string> reasons;                       ///< why access is less than granted; empty when equal
 };
 
 struct ObjectPolicy {
@@ -56,7 +68,11 @@ struct ObjectPolicy {
   std::vector<std::string> column_types;  ///< the snapshot's type of each column, same order
   std::vector<std::string> object_gates;  ///< engine-gated tags on the whole object (own + inherited), sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> column_gates;  ///< engine column -> gated tags
-  std::vector<UserAccess> access;  ///< users holding any grant on it, by user index
+  /// Users holding any grant on it, in classes ordered by (access, granted, reasons, users).
+  std::vector<AccessClass> classes;
+
+  /// The class holding `user`, or nullptr when the user holds no grant on the object.
+  const AccessClass* class_of(std::size_t user) const;
 };
 
 /// Access to names the snapshot does not list (e.g. a table about to be created).

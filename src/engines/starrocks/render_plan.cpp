@@ -139,6 +139,15 @@ class Renderer {
   }
 
  private:
+  static std::vector<std::pair<std::size_t, const AccessClass*>> users_by_index(const ObjectPolicy& op) {
+    std::vector<std::pair<std::size_t, const AccessClass*>> out;
+    for (const auto& cls : op.classes) {
+      for (std::size_t u : *cls.users) out.emplace_back(u, &cls);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
   void object(const ObjectPolicy& op) {
     const Securable obj = object_securable(op, d_);
     const bool masks = plan_.capabilities.masking_policies;
@@ -147,8 +156,9 @@ class Renderer {
       types[op.columns[i]] = i < op.column_types.size() ? sql::mask_type(op.column_types[i]) : "";
     }
     std::map<std::string, std::vector<std::string>> cleared;  // gated column -> users who read it
-    for (const auto& ua : op.access) {
-      const std::string& user = ps_.users[ua.user].engine_name;
+    for (const auto& [u, cls] : users_by_index(op)) {
+      const std::string& user = ps_.users[u].engine_name;
+      const AccessClass& ua = *cls;
       PrivilegeSet p = ua.access.privileges;
       std::vector<std::string> reasons = ua.reasons;
       if (p.has(Privilege::Select) && !ua.access.denied_columns.empty()) {

@@ -1,4 +1,5 @@
 #include <map>
+#include <unordered_map>
 
 #include "expressions.h"
 #include "tagwarden/engines/trino/rules.h"
@@ -29,25 +30,99 @@ json table_rule(const std::vector<std::string>& users, const QualifiedName& name
   return rule;
 }
 
-// True when the broad rules for unlisted names already give every user exactly
-// the object's access, so the object needs no rules of its own.
-bool covered_by_broad_rules(const PolicySet& ps, const ObjectPolicy& op) {
-  std::map<std::size_t, PrivilegeSet> intent;
-  for (const auto& ua : op.access) {
-    if (!ua.access.denied_columns.empty() || !ua.access.masks.empty() || !ua.access.row_filter.empty()) return false;
-    if (!ua.access.privileges.empty()) intent[ua.user] = ua.access.privileges;
-  }
-  std::map<std::size_t, PrivilegeSet> broad;
+// The most specific rule for unlisted names that matches a listed object, or nullptr.
+const UnlistedRule* broad_rule(const PolicySet& ps, const QualifiedName& n) {
   for (const auto& rule : ps.unlisted) {
     const auto& p = rule.pattern;
-    const auto& n = op.engine_name;
-    if (p.catalog != n.catalog || (p.schema != "*" && p.schema != n.schema) || (p.table != "*" && p.table != n.table)) {
-      continue;
+    if (p.catalog == n.catalog && (p.schema == "*" || p.schema == n.schema) && (p.table == "*" || p.table == n.table)) {
+      return &rule;
     }
-    for (const auto& [u, privs] : rule.access) broad[u] = privs;
-    break;  // the most specific matching pattern decides
   }
-  return intent == broad;
+  return nullptr;
+}
+
+// True when the broad rules for unlisted names already give every user exactly
+// the object's access, so the object needs no rules of its own. Objects whose
+// classes only restate their grants share the answer with every object of the
+// same partition under the same broad rule.
+class BroadCoverage {
+ public:
+  explicit BroadCoverage(const PolicySet& ps) : ps_(ps) {}
+
+  bool covers(const ObjectPolicy& op) {
+    bool plain = true;
+    for (const auto& cls : op.classes) {
+      const Access& a = cls.access;
+      if (!a.denied_columns.empty() || !a.masks.empty() || !a.row_filter.empty()) return false;
+      if (a.privileges != cls.granted) plain = false;
+    }
+    const UnlistedRule* rule = broad_rule(ps_, op.engine_name);
+    if (!plain) return compare(op, rule);
+    Key key{rule, {}};
+    for (const auto& cls : op.classes) key.second.emplace_back(cls.users.get(), cls.granted.bits());
+    auto [it, fresh] = memo_.try_emplace(std::move(key), false);
+    if (fresh) it->second = compare(op, rule);
+    return it->second;
+  }
+
+ private:
+  bool compare(const ObjectPolicy& op, const UnlistedRule* rule) const {
+    std::vector<std::pair<std::size_t, PrivilegeSet>> intent;
+    for (const auto& cls : op.classes) {
+      if (cls.access.privileges.empty()) continue;
+      for (std::size_t u : *cls.users) intent.emplace_back(u, cls.access.privileges);
+    }
+    std::sort(intent.begin(), intent.end());
+    static const std::vector<std::pair<std::size_t, PrivilegeSet>> nobody;
+    return intent == (rule ? rule->access : nobody);
+  }
+
+  using Key = std::pair<const UnlistedRule*, std::vector<std::pair<const void*, std::uint8_t>>>;
+  const PolicySet& ps_;
+  std::map<Key, bool> memo_;
+};
+
+// User alternations, computed once per shared user list.
+class UserPatterns {
+ public:
+  explicit UserPatterns(const PolicySet& ps) : ps_(ps) {}
+
+  std::string of(const std::vector<const AccessClass*>& classes) {
+    if (classes.size() == 1) {
+      auto [it, fresh] = cache_.try_emplace(classes.front()->users.get());
+      if (fresh) it->second = exact_alternation(names(classes));
+      return it->second;
+    }
+    return exact_alternation(names(classes));
+  }
+
+ private:
+  std::vector<std::string> names(const std::vector<const AccessClass*>& classes) const {
+    std::vector<std::string> out;
+    for (const auto* cls : classes) {
+      for (std::size_t u : *cls->users) out.push_back(ps_.users[u].engine_name);
+    }
+    return out;
+  }
+
+  const PolicySet& ps_;
+  std::map<const void*, std::string> cache_;
+};
+
+// The rules one listed object needs, without its name: objects of one schema
+// with the same rules share one block that names them all.
+struct ObjectBlock {
+  std::string catalog;
+  std::string schema;
+  std::vector<std::string> tables;
+  json rules = json::array();
+};
+
+json class_rule(const std::string& users, const Access& access) {
+  json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter);
+  rule.erase("catalog");
+  rule["user"] = users;
+  return rule;
 }
 
 // One rule per line: small, and a diff of two documents shows exactly the rules that changed.
@@ -83,19 +158,37 @@ json fixed_sections(json catalogs, json tables) {
 RulesDocument render_rules(const PolicySet& ps) {
   RulesDocument doc;
   json tables = json::array();
+  BroadCoverage coverage(ps);
+  UserPatterns patterns(ps);
+  std::vector<ObjectBlock> blocks;
+  std::unordered_map<std::string, std::size_t> block_of;  // catalog, schema and rules -> blocks index
   for (const auto& op : ps.objects) {
-    if (covered_by_broad_rules(ps, op)) continue;
-    std::map<Access, std::vector<std::string>> classes;
-    for (const auto& ua : op.access) {
-      if (!ua.access.privileges.empty()) classes[ua.access].push_back(ps.users[ua.user].engine_name);
+    if (coverage.covers(op)) continue;
+    std::map<Access, std::vector<const AccessClass*>> classes;
+    for (const auto& cls : op.classes) {
+      if (!cls.access.privileges.empty()) classes[cls.access].push_back(&cls);
     }
-    for (const auto& [access, users] : classes) {
-      tables.push_back(
-          table_rule(users, op.engine_name, access.privileges, access.denied_columns, access.masks, access.row_filter));
-      ++doc.object_rules;
+    json rules = json::array();
+    for (const auto& [access, members] : classes) rules.push_back(class_rule(patterns.of(members), access));
+    std::string key = op.engine_name.catalog + '\0' + op.engine_name.schema + '\0' + rules.dump();
+    auto [it, fresh] = block_of.try_emplace(std::move(key), blocks.size());
+    if (fresh) blocks.push_back({op.engine_name.catalog, op.engine_name.schema, {}, std::move(rules)});
+    blocks[it->second].tables.push_back(op.engine_name.table);
+  }
+  for (auto& block : blocks) {
+    const std::string table =
+        block.tables.size() == 1 ? "^" + regex_literal(block.tables.front()) + "$" : exact_alternation(block.tables);
+    const json names = {{"catalog", "^" + regex_literal(block.catalog) + "$"},
+                        {"schema", "^" + regex_literal(block.schema) + "$"},
+                        {"table", table}};
+    for (auto& rule : block.rules) {
+      rule.update(names);
+      tables.push_back(std::move(rule));
     }
-    tables.push_back(table_rule({}, op.engine_name, {}, {}));  // everyone else: nothing
-    ++doc.object_rules;
+    json deny = names;  // everyone else: nothing
+    deny["privileges"] = json::array();
+    tables.push_back(std::move(deny));
+    doc.object_rules += block.rules.size() + 1;
   }
   for (const auto& rule : ps.unlisted) {
     std::map<PrivilegeSet, std::vector<std::string>> classes;
