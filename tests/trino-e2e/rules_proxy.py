@@ -9,11 +9,13 @@ switch Trino fetches the upstream document on every refresh, and sees upstream f
 are: upstream HTTP statuses, headers that matter and bodies pass through unchanged (redirects are
 not followed); an unreachable upstream becomes 502, a slow one 504.
 
-Modes: "bootstrap" (serve --bootstrap FILE) and "proxy" (forward to --upstream URL).
+Modes: "bootstrap" (serve --bootstrap FILE), "proxy" (forward to --upstream URL) and "file" (serve
+a local file, read again on every fetch: the policy phase serves rules compiled by the CLI).
 
 Control endpoints (loopback only, never forwarded):
     POST /_control/switch     body empty or a new upstream URL -> mode "proxy"
     POST /_control/bootstrap  -> mode "bootstrap"
+    POST /_control/file       body: a local path -> mode "file"
     GET  /_control/status     -> JSON {mode, upstream, requests, by_status, last_status, last_error}
 
 Every other GET is a rules fetch. Each one is logged to stderr as one line.
@@ -55,6 +57,7 @@ class State:
         self.last_status = None
         self.last_error = None
         self.switched_at = None
+        self.file = None
 
     def record(self, status, error=None):
         with self.lock:
@@ -74,6 +77,7 @@ class State:
                 "last_status": self.last_status,
                 "last_error": self.last_error,
                 "switched_at": self.switched_at,
+                "file": self.file,
             }
 
 
@@ -113,6 +117,15 @@ class Handler(BaseHTTPRequestHandler):
                 st.mode = "proxy"
                 st.switched_at = time.time()
             self._send(200, ("proxy -> %s\n" % st.upstream).encode())
+        elif self.path == "/_control/file":
+            if not body or not os.path.isfile(body):
+                self._send(400, b"no such file\n")
+                return
+            with st.lock:
+                st.file = body
+                st.mode = "file"
+                st.switched_at = time.time()
+            self._send(200, ("file %s\n" % body).encode())
         elif self.path == "/_control/bootstrap":
             with st.lock:
                 st.mode = "bootstrap"
@@ -129,14 +142,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(st.snapshot()).encode(), [("Content-Type", "application/json")])
             return
         with st.lock:
-            mode, upstream = st.mode, st.upstream
-        if mode == "bootstrap":
+            mode, upstream, served = st.mode, st.upstream, st.file
+        if mode in ("bootstrap", "file"):
+            path = st.bootstrap if mode == "bootstrap" else served
             try:
-                with open(st.bootstrap, "rb") as f:
+                with open(path, "rb") as f:
                     body = f.read()
             except OSError as e:
                 st.record(500, str(e))
-                self._send(500, ("bootstrap file: %s\n" % e).encode())
+                self._send(500, ("%s file: %s\n" % (mode, e)).encode())
                 return
             st.record(200)
             self._send(200, body, [("Content-Type", "application/json")])

@@ -481,7 +481,13 @@ INSERT INTO demo_warehouse.finance.customers VALUES (10, 'Acme GmbH', 'DE8937040
 CREATE TABLE demo_warehouse.sales.orders (id bigint, region varchar)
 INSERT INTO demo_warehouse.sales.orders VALUES (100, 'emea'), (101, 'amer')
 SQL
-        [ "$setup_ok" = 1 ] && e2e_pass "setup: 2 schemas, 3 tables, 7 rows created as $E2E_ADMIN under the bootstrap rules"
+        # the access-policy table (policy_checks.py): created now, checked in step 8
+        while IFS= read -r stmt; do
+            [ -n "$stmt" ] || continue
+            e2e_query "$E2E_ADMIN" "$stmt"
+            [ "$E2E_Q_RC" = 0 ] || { e2e_fail "setup: $stmt -> $E2E_Q_OUT"; setup_ok=0; }
+        done < <(python3 "$E2E_HERE/policy_checks.py" setup-sql)
+        [ "$setup_ok" = 1 ] && e2e_pass "setup: 3 schemas, 4 tables, 16 rows created as $E2E_ADMIN under the bootstrap rules"
         curl -s --max-time 5 -X POST "$PROXY_URL/_control/switch" >/dev/null
         # Trino refreshes at most every 1 s, on the first check after that: once the bootstrap
         # admin is refused, the upstream document is the one in force.
@@ -559,10 +565,70 @@ SQL
         fi
     fi
 
+    # 8. access policies: masks, row filters and deny on demo_warehouse.hr.employees
+    if [ "$direct" = 1 ]; then
+        e2e_skip "access policies: need the tables (TAGWARDEN_E2E_DIRECT=1)"
+    else
+        e2e_policy_phase || true
+    fi
+
     if [ "$E2E_FAILED" -gt 0 ] && [ -n "$TRINO_URL" ]; then
         echo "--- last Trino log lines ---"
         sed 's/\x1b\[[0-9;]*m//g' "$E2E_WORK/trino/server.log" | grep -v 'RemoteNodeMemory\|QueryMonitor\|Refreshing system access' | tail -20
     fi
+}
+
+# e2e_policy_phase: the proxy serves the rules compiled (by the CLI) from policy_checks.py's
+# snapshot; policy_checks.py runs every user's queries and compares the exact rows with what it
+# computes itself. Then the checks must fail on the same rules with the masks removed, and with
+# the filters removed (the test can fail).
+e2e_policy_phase() {
+    local dir="$E2E_WORK/policies" served out line n m bin
+    bin="${TAGWARDEN_BIN:-${TAGWARDEN_BUILD_DIR:-$E2E_ROOT/build}/tagwarden}"
+    mkdir -p "$dir"
+    python3 "$E2E_HERE/policy_checks.py" snapshot "$dir/snapshot.json" || { e2e_fail "policies: snapshot"; return 1; }
+    "$bin" compile --snapshot "$dir/snapshot.json" --config "$E2E_CONFIG" --out "$dir/out" >"$dir/compile.log" 2>&1 || {
+        cat "$dir/compile.log" >&2
+        e2e_fail "policies: compile with $bin"
+        return 1
+    }
+    served="$dir/served.json"
+    cp "$dir/out/trino_main/rules.json" "$served"
+    out="$(curl -s --max-time 5 -X POST --data-binary "$served" "$PROXY_URL/_control/file")"
+    e2e_info "policies: proxy $out"
+    local count="SELECT count(*) FROM demo_warehouse.hr.employees"
+    wait_until "policies: rules in force" hr-admin "$count" 'OK [[9]]' 15 || return 1
+
+    out="$(python3 "$E2E_HERE/policy_checks.py" check --server "$TRINO_URL" 2>&1)" || true
+    printf '%s\n' "$out" | grep -v '^policy-checks:' || true
+    line="$(printf '%s\n' "$out" | grep '^policy-checks:' | tail -1)"
+    if [[ "$line" =~ ^policy-checks:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        n="${BASH_REMATCH[1]}" m="${BASH_REMATCH[2]}"
+        E2E_PASSED=$((E2E_PASSED + n)) E2E_FAILED=$((E2E_FAILED + m))
+        e2e_info "policies: $n passed, $m failed"
+        [ "$n" -gt 0 ] || e2e_fail "policies: no check ran"
+    else
+        e2e_fail "policies: policy_checks.py printed no summary: $(printf '%s' "$out" | tail -3)"
+    fi
+
+    # Self-check: the same checks against the rules with one kind of policy removed must fail.
+    local what probe want
+    for what in masks filters; do
+        python3 "$E2E_HERE/policy_checks.py" mutate "$what" "$dir/out/trino_main/rules.json" "$served" >/dev/null \
+            || { e2e_fail "policies self-check: mutate $what"; continue; }
+        if [ "$what" = masks ]; then
+            probe="SELECT ssn FROM demo_warehouse.hr.employees WHERE id = 1" want='OK [["123-45-6789"]]'
+        else
+            probe="$count" want='OK [[9]]'
+        fi
+        wait_until "policies self-check: $what removed are in force" ann.eu "$probe" "$want" 15 || continue
+        line="$(python3 "$E2E_HERE/policy_checks.py" check --quiet --server "$TRINO_URL" 2>&1 | tail -1)" || true
+        if [[ "$line" =~ ^policy-checks:\ ([0-9]+)\ passed,\ ([1-9][0-9]*)\ failed$ ]]; then
+            e2e_pass "policies self-check: with the $what removed the checks fail (${BASH_REMATCH[2]} failed)"
+        else
+            e2e_fail "policies self-check: with the $what removed the checks still pass: $line"
+        fi
+    done
 }
 
 e2e_builtin_change() { e2e_static_serve "$E2E_WORK/out-changed/trino_main/rules.json"; e2e_info "stand-in now serves the changed rules"; }
