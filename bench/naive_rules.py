@@ -63,14 +63,10 @@ def esc(name):
     return re.escape(name)
 
 
-def key_of(rule):
-    def one(k):
-        v = rule.get(k)
-        if v is None:
-            return None
-        names = unanchor(v)
-        return names[0] if len(names) == 1 else v
-    return one("catalog"), one("schema"), one("table")
+def keys_of(rule):
+    """Every (catalog, schema, table) a rule names (the compiler may merge tables into one alternation)."""
+    parts = [unanchor(rule[k]) if rule.get(k) is not None else [None] for k in ("catalog", "schema", "table")]
+    return [(c, s, t) for c in parts[0] for s in parts[1] for t in parts[2]]
 
 
 def main():
@@ -111,9 +107,10 @@ def main():
         if "table" not in r or "user" not in r:
             continue
         users = unanchor(r["user"])
-        m = per_object.setdefault(key_of(r), {})
-        for u in users:
-            m.setdefault(u, r)
+        for key in keys_of(r):
+            m = per_object.setdefault(key, {})
+            for u in users:
+                m.setdefault(u, r)
 
     tables = []
     mismatches = 0
