@@ -1,6 +1,7 @@
 #include "tagwarden/compile/compiler.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -95,6 +96,7 @@ class ProfileCompiler {
     map_catalogs(ps);
     map_grants();
     index_grants();
+    key_users_for_policies();
     collect_objects(ps);
     restrict_creation(ps);
     for (auto& op : ps.objects) decide_object(op);
@@ -372,25 +374,79 @@ class ProfileCompiler {
     return {std::move(access), std::move(reasons)};
   }
 
-  // Access policies depend on each user's attributes and roles: judge them per
-  // user, then regroup the class by outcome. Objects no policy reaches skip this.
+  // What access policies can see of a user: whether each applies to or
+  // exempts them, and every $user value a row filter binds. Users with the
+  // same key get the same decisions on every object, so each key is judged once.
+  void key_users_for_policies() {
+    if (s_.policies.empty()) return;
+    std::vector<std::vector<std::string>> refs(s_.policies.size());
+    std::function<void(const nlohmann::json&, std::vector<std::string>&)> collect = [&](const nlohmann::json& node,
+                                                                                        std::vector<std::string>& out) {
+      if (node.is_object()) {
+        if (auto it = node.find("$user"); it != node.end())
+          out.push_back(it->is_string() ? it->get<std::string>() : "");
+        for (const auto& [k, v] : node.items()) collect(v, out);
+      } else if (node.is_array()) {
+        for (const auto& v : node) collect(v, out);
+      }
+    };
+    for (std::size_t i = 0; i < s_.policies.size(); ++i) collect(s_.policies[i].condition, refs[i]);
+    auto holds = [&](std::size_t u, const PrincipalSet& set, const std::set<std::string>& roles) {
+      if (std::find(set.users.begin(), set.users.end(), s_.users[u].name) != set.users.end()) return true;
+      for (const auto& r : set.roles) {
+        if (roles.count(r)) return true;
+      }
+      return false;
+    };
+    std::map<std::string, std::size_t> ids;
+    policy_key_.resize(s_.users.size());
+    for (std::size_t u = 0; u < s_.users.size(); ++u) {
+      nlohmann::json key = nlohmann::json::array();
+      for (std::size_t i = 0; i < s_.policies.size(); ++i) {
+        const Policy& p = s_.policies[i];
+        key.push_back(p.applies_to.empty() || holds(u, p.applies_to, m_.any_roles[u]));
+        key.push_back(!p.exempt.empty() && holds(u, p.exempt, m_.direct_roles[u]));
+        for (const auto& r : refs[i]) {
+          const User& user = s_.users[u];
+          if (r == "name") {
+            key.push_back(user.name);
+          } else if (r == "roles") {
+            key.push_back(m_.direct_roles[u]);
+          } else if (r.rfind("attributes.", 0) == 0) {
+            const std::string k = r.substr(11);
+            key.push_back(user.attributes.contains(k) ? nlohmann::json::array({user.attributes.at(k)})
+                                                      : nlohmann::json::array());
+          }
+        }
+      }
+      policy_key_[u] = ids.try_emplace(key.dump(), ids.size()).first->second;
+    }
+  }
+
+  // Access policies depend on each user's attributes and roles: judge them once
+  // per policy key, then regroup the class by outcome. Objects no policy reaches skip this.
   void apply_policies(ObjectPolicy& op, AccessClass cls) {
     const auto& users = *cls.users;
     if (judge_policies(m_, op, users.front()).empty()) {
       op.classes.push_back(std::move(cls));
       return;
     }
+    std::map<std::size_t, std::vector<std::size_t>> by_key;
+    for (std::size_t u : users) by_key[policy_key_[u]].push_back(u);
     std::map<std::pair<Access, std::vector<std::string>>, std::vector<std::size_t>> outcomes;
-    for (std::size_t u : users) {
-      const auto decisions = judge_policies(m_, op, u);
+    for (auto& [key, members] : by_key) {
+      const auto decisions = judge_policies(m_, op, members.front());
       for (const auto& d : decisions) {
-        if (d.applies && d.unsatisfiable) unsatisfiable_[d.policy].insert(s_.users[u].name);
+        if (!d.applies || !d.unsatisfiable) continue;
+        for (std::size_t u : members) unsatisfiable_[d.policy].insert(s_.users[u].name);
       }
-      UserAccess ua{u, cls.access, cls.granted, cls.reasons};
+      UserAccess ua{members.front(), cls.access, cls.granted, cls.reasons};
       apply_policy_decisions(decisions, op, ua);
-      outcomes[{std::move(ua.access), std::move(ua.reasons)}].push_back(u);
+      auto& out = outcomes[{std::move(ua.access), std::move(ua.reasons)}];
+      out.insert(out.end(), members.begin(), members.end());
     }
     for (auto& [outcome, members] : outcomes) {
+      std::sort(members.begin(), members.end());
       auto shared =
           outcomes.size() == 1 ? cls.users : std::make_shared<const std::vector<std::size_t>>(std::move(members));
       op.classes.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
@@ -521,6 +577,7 @@ class ProfileCompiler {
   std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
   std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
   std::vector<std::uint8_t> scratch_privileges_;
+  std::vector<std::size_t> policy_key_;  // per user: id of what access policies can see of them
   std::vector<bool> restricted_;
   std::map<std::string, std::set<std::string>> unsatisfiable_;  // policy -> users for whom it means no rows
 };

@@ -621,6 +621,13 @@ def compare_policy_answers(queries, expected, answers, ev, prof, res):
             res.ok()
             continue
         uname, o, _ = ev.resolve(q["user"], q["catalog"], q["schema"], q["table"])
+        if uname is None and isinstance(got, dict) and "error" not in got:
+            # A user the snapshot does not know may fall under an object's last
+            # rule, which names nobody; Trino refuses them at the catalog rules
+            # before any table is read (the access queries check that), and a
+            # mask or filter can only narrow what is read.
+            res.ok()
+            continue
         what = q["op"] + (f" column={q['column']!r} type={q['type']}" if q["op"] == "column_mask" else "")
         res.fail(f"trino {prof.name} {what} user={q['user']!r} {q['catalog']}.{q['schema']}.{q['table']}: "
                  f"expected {jdump(want)} got {jdump(got) if got is not None else 'no answer'}",

@@ -1,4 +1,5 @@
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "expressions.h"
@@ -82,21 +83,61 @@ class BroadCoverage {
   std::map<Key, bool> memo_;
 };
 
-// User alternations, computed once per shared user list.
+// User alternations as JSON string literals, each computed once and named by
+// an id, so that rules can be compared and written without copying them.
 class UserPatterns {
  public:
-  explicit UserPatterns(const PolicySet& ps) : ps_(ps) {}
+  static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);  ///< no user field: matches every user
 
-  std::string of(const std::vector<const AccessClass*>& classes) {
-    if (classes.size() == 1) {
-      auto [it, fresh] = cache_.try_emplace(classes.front()->users.get());
-      if (fresh) it->second = exact_alternation(names(classes));
-      return it->second;
-    }
-    return exact_alternation(names(classes));
+  explicit UserPatterns(const PolicySet& ps) : ps_(ps) {
+    for (const auto& u : ps.users) all_bytes_ += u.engine_name.size() + 1;
   }
 
+  std::size_t of(const std::vector<const AccessClass*>& classes) {
+    if (classes.size() == 1) {
+      auto [it, fresh] = by_list_.try_emplace(classes.front()->users.get(), 0);
+      if (fresh) it->second = intern(exact_alternation(names(classes)));
+      return it->second;
+    }
+    return intern(exact_alternation(names(classes)));
+  }
+
+  /// Every known user outside the given classes; kNobody when there is none.
+  std::size_t complement(const std::vector<const AccessClass*>& classes) {
+    std::vector<bool> inside(ps_.users.size(), false);
+    for (const auto* cls : classes) {
+      for (std::size_t u : *cls->users) inside[u] = true;
+    }
+    std::vector<std::string> out;
+    for (std::size_t u = 0; u < ps_.users.size(); ++u) {
+      if (!inside[u]) out.push_back(ps_.users[u].engine_name);
+    }
+    return out.empty() ? kNobody : intern(exact_alternation(std::move(out)));
+  }
+
+  /// The length the names of these classes add to an alternation.
+  std::size_t bytes(const std::vector<const AccessClass*>& classes) {
+    std::size_t n = 0;
+    for (const auto* cls : classes) {
+      auto [it, fresh] = bytes_.try_emplace(cls->users.get(), 0);
+      if (fresh) {
+        for (std::size_t u : *cls->users) it->second += ps_.users[u].engine_name.size() + 1;
+      }
+      n += it->second;
+    }
+    return n;
+  }
+
+  std::size_t all_bytes() const { return all_bytes_; }
+  const std::string& literal(std::size_t id) const { return literals_[id]; }
+
  private:
+  std::size_t intern(const std::string& regex) {
+    auto [it, fresh] = by_regex_.try_emplace(regex, literals_.size());
+    if (fresh) literals_.push_back(json(regex).dump(-1, ' ', false, json::error_handler_t::strict));
+    return it->second;
+  }
+
   std::vector<std::string> names(const std::vector<const AccessClass*>& classes) const {
     std::vector<std::string> out;
     for (const auto* cls : classes) {
@@ -106,8 +147,31 @@ class UserPatterns {
   }
 
   const PolicySet& ps_;
-  std::map<const void*, std::string> cache_;
+  std::size_t all_bytes_ = 0;
+  std::vector<std::string> literals_;
+  std::unordered_map<std::string, std::size_t> by_regex_;
+  std::map<const void*, std::size_t> by_list_;
+  std::map<const void*, std::size_t> bytes_;
 };
+
+// One rule without its user field, which is written last ("user" sorts after
+// every other key, so the line is the same as dumping the whole rule).
+struct PendingRule {
+  json rule;
+  std::size_t user = UserPatterns::kNobody;
+};
+
+std::string rule_line(const json& rule) { return rule.dump(-1, ' ', false, json::error_handler_t::strict); }
+
+std::string rule_line(const PendingRule& r, const UserPatterns& patterns) {
+  std::string line = rule_line(r.rule);
+  if (r.user == UserPatterns::kNobody) return line;
+  line.pop_back();
+  line += line.size() > 1 ? ",\"user\":" : "\"user\":";
+  line += patterns.literal(r.user);
+  line += '}';
+  return line;
+}
 
 // The rules one listed object needs, without its name: objects of one schema
 // with the same rules share one block that names them all.
@@ -115,37 +179,40 @@ struct ObjectBlock {
   std::string catalog;
   std::string schema;
   std::vector<std::string> tables;
-  json rules = json::array();
+  std::vector<PendingRule> rules;
+  bool open_ended = false;  ///< the last rule names nobody, so no deny follows it
 };
 
-json class_rule(const std::string& users, const Access& access) {
+json class_rule(const Access& access) {
   json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter);
   rule.erase("catalog");
-  rule["user"] = users;
   return rule;
 }
 
 // One rule per line: small, and a diff of two documents shows exactly the rules that changed.
-std::string serialize(const json& doc) {
+std::string serialize(const json& doc, const std::vector<std::string>& table_lines) {
   std::string out = "{\n";
   bool first_section = true;
   for (const auto& [section, rules] : doc.items()) {
     out += first_section ? "" : ",\n";
     first_section = false;
     out += " " + json(section).dump() + ": [";
-    for (std::size_t i = 0; i < rules.size(); ++i) {
+    const bool tables = section == "tables";
+    const std::size_t n = tables ? table_lines.size() : rules.size();
+    for (std::size_t i = 0; i < n; ++i) {
       out += i ? ",\n  " : "\n  ";
-      out += rules[i].dump(-1, ' ', false, json::error_handler_t::strict);
+      out += tables ? table_lines[i] : rule_line(rules[i]);
     }
-    out += rules.empty() ? "]" : "\n ]";
+    out += n == 0 ? "]" : "\n ]";
   }
   return out + "\n}\n";
 }
 
-json fixed_sections(json catalogs, json tables) {
+// The tables section is written from its pre-rendered lines.
+json fixed_sections(json catalogs) {
   return {{"catalogs", std::move(catalogs)},
           {"schemas", json::array({{{"owner", false}}})},
-          {"tables", std::move(tables)},
+          {"tables", json::array()},
           // Users may run queries, and see and kill only their own.
           {"queries", json::array({{{"allow", json::array({"execute"})}}})},
           // An explicit empty list: nobody may impersonate, nobody may read or write system information.
@@ -157,23 +224,54 @@ json fixed_sections(json catalogs, json tables) {
 
 RulesDocument render_rules(const PolicySet& ps) {
   RulesDocument doc;
-  json tables = json::array();
+  std::vector<std::string> tables;
   BroadCoverage coverage(ps);
   UserPatterns patterns(ps);
   std::vector<ObjectBlock> blocks;
   std::unordered_map<std::string, std::size_t> block_of;  // catalog, schema and rules -> blocks index
+  std::set<QualifiedName> own_rules;                      // listed objects with rules of their own
   for (const auto& op : ps.objects) {
     if (coverage.covers(op)) continue;
     std::map<Access, std::vector<const AccessClass*>> classes;
     for (const auto& cls : op.classes) {
       if (!cls.access.privileges.empty()) classes[cls.access].push_back(&cls);
     }
-    json rules = json::array();
-    for (const auto& [access, members] : classes) rules.push_back(class_rule(patterns.of(members), access));
-    std::string key = op.engine_name.catalog + '\0' + op.engine_name.schema + '\0' + rules.dump();
+    // Every user matches exactly one of an object's rules. The largest group
+    // of users is left to the object's last rule, which names nobody: users
+    // the snapshot does not know never get that far, because Trino checks the
+    // catalog rules (open only to known users) before any table rule.
+    const std::vector<const AccessClass*>* last = nullptr;
+    std::size_t last_bytes = 0, with_access = 0;
+    for (const auto& [access, members] : classes) {
+      const std::size_t b = patterns.bytes(members);
+      with_access += b;
+      if (b > last_bytes) last = &members, last_bytes = b;
+    }
+    if (last && last_bytes <= patterns.all_bytes() - with_access) last = nullptr;
+    ObjectBlock block{op.engine_name.catalog, op.engine_name.schema, {}, {}, false};
+    const Access* last_access = nullptr;
+    std::vector<const AccessClass*> everyone_with_access;
+    for (const auto& [access, members] : classes) {
+      everyone_with_access.insert(everyone_with_access.end(), members.begin(), members.end());
+      if (&members == last) {
+        last_access = &access;
+        continue;
+      }
+      block.rules.push_back({class_rule(access), patterns.of(members)});
+    }
+    if (last_access) {
+      if (const std::size_t nobody = patterns.complement(everyone_with_access); nobody != UserPatterns::kNobody) {
+        block.rules.push_back({{{"privileges", json::array()}}, nobody});
+      }
+      block.rules.push_back({class_rule(*last_access), UserPatterns::kNobody});
+      block.open_ended = true;
+    }
+    std::string key = op.engine_name.catalog + '\0' + op.engine_name.schema;
+    for (const auto& r : block.rules) key += '\0' + std::to_string(r.user) + ':' + r.rule.dump();
     auto [it, fresh] = block_of.try_emplace(std::move(key), blocks.size());
-    if (fresh) blocks.push_back({op.engine_name.catalog, op.engine_name.schema, {}, std::move(rules)});
+    if (fresh) blocks.push_back(std::move(block));
     blocks[it->second].tables.push_back(op.engine_name.table);
+    own_rules.insert(op.engine_name);
   }
   for (auto& block : blocks) {
     const std::string table =
@@ -181,24 +279,58 @@ RulesDocument render_rules(const PolicySet& ps) {
     const json names = {{"catalog", "^" + regex_literal(block.catalog) + "$"},
                         {"schema", "^" + regex_literal(block.schema) + "$"},
                         {"table", table}};
-    for (auto& rule : block.rules) {
-      rule.update(names);
-      tables.push_back(std::move(rule));
+    for (auto& r : block.rules) {
+      r.rule.update(names);
+      tables.push_back(rule_line(r, patterns));
     }
+    doc.object_rules += block.rules.size();
+    if (block.open_ended) continue;
     json deny = names;  // everyone else: nothing
     deny["privileges"] = json::array();
-    tables.push_back(std::move(deny));
-    doc.object_rules += block.rules.size() + 1;
+    tables.push_back(rule_line(deny));
+    ++doc.object_rules;
   }
   for (const auto& rule : ps.unlisted) {
+    // A pattern naming one listed object whose own rules come first can never match.
+    if (rule.pattern.table != "*" && rule.pattern.schema != "*" && own_rules.count(rule.pattern)) continue;
     std::map<PrivilegeSet, std::vector<std::string>> classes;
-    for (const auto& [u, privs] : rule.access) classes[privs].push_back(ps.users[u].engine_name);
-    for (const auto& [privs, users] : classes) tables.push_back(table_rule(users, rule.pattern, privs, {}));
+    std::size_t listed_bytes = 0;
+    for (const auto& [u, privs] : rule.access) {
+      classes[privs].push_back(ps.users[u].engine_name);
+      listed_bytes += ps.users[u].engine_name.size() + 1;
+    }
+    // As for objects: the largest group may be left to a rule naming nobody,
+    // once everyone else the pattern does not list is refused by name.
+    const std::vector<std::string>* last = nullptr;
+    std::size_t last_bytes = 0;
+    for (const auto& [privs, users] : classes) {
+      std::size_t b = 0;
+      for (const auto& u : users) b += u.size() + 1;
+      if (b > last_bytes) last = &users, last_bytes = b;
+    }
+    if (last && last_bytes <= patterns.all_bytes() - listed_bytes) last = nullptr;
+    const PrivilegeSet* last_privileges = nullptr;
+    for (const auto& [privs, users] : classes) {
+      if (&users == last) {
+        last_privileges = &privs;
+        continue;
+      }
+      tables.push_back(rule_line(table_rule(users, rule.pattern, privs, {})));
+    }
+    if (!last_privileges) continue;
+    std::vector<std::string> unlisted_users;
+    std::vector<bool> listed(ps.users.size(), false);
+    for (const auto& [u, privs] : rule.access) listed[u] = true;
+    for (std::size_t u = 0; u < ps.users.size(); ++u) {
+      if (!listed[u]) unlisted_users.push_back(ps.users[u].engine_name);
+    }
+    if (!unlisted_users.empty()) tables.push_back(rule_line(table_rule(unlisted_users, rule.pattern, {}, {})));
+    tables.push_back(rule_line(table_rule({}, rule.pattern, *last_privileges, {})));
   }
   // JDBC and ODBC clients list tables through system.jdbc; its rows are
   // filtered by these same rules, so reading it reveals nothing more.
-  tables.push_back({{"catalog", "^system$"}, {"schema", "^jdbc$"}, {"privileges", json::array({"SELECT"})}});
-  tables.push_back({{"privileges", json::array()}});
+  tables.push_back(rule_line({{"catalog", "^system$"}, {"schema", "^jdbc$"}, {"privileges", json::array({"SELECT"})}}));
+  tables.push_back(rule_line({{"privileges", json::array()}}));
   doc.table_rules = tables.size();
 
   // Catalogs are open only to users the snapshot knows; anyone else sees none.
@@ -213,16 +345,15 @@ RulesDocument render_rules(const PolicySet& ps) {
     catalogs.push_back({{"user", users}, {"catalog", "^system$"}, {"allow", "read-only"}});
   }
   catalogs.push_back({{"allow", "none"}});
-  doc.text = serialize(fixed_sections(std::move(catalogs), std::move(tables)));
+  doc.text = serialize(fixed_sections(std::move(catalogs)), tables);
   return doc;
 }
 
 RulesDocument deny_all_rules() {
   RulesDocument doc;
-  json tables = json::array({{{"privileges", json::array()}}});
   json catalogs = json::array({{{"allow", "none"}}});
   doc.table_rules = 1;
-  doc.text = serialize(fixed_sections(std::move(catalogs), std::move(tables)));
+  doc.text = serialize(fixed_sections(std::move(catalogs)), {rule_line({{"privileges", json::array()}})});
   return doc;
 }
 
