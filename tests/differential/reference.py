@@ -13,6 +13,10 @@ Vocabulary:
 
 from __future__ import annotations
 
+import datetime as _dt
+import json
+import re
+
 from gen_model import parse_time
 
 PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP")
@@ -294,21 +298,124 @@ def _is_json_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _check_scalar(v, ctype: str):
-    """A bound comparison value must fit the column's type."""
-    if isinstance(v, str):
-        if is_numeric_type(ctype):
-            raise Unsatisfiable("string vs numeric column")
-    elif isinstance(v, bool):
-        if not ascii_lower(ctype).startswith("bool"):
-            raise Unsatisfiable("boolean vs non-boolean column")
-    elif _is_json_number(v):
-        if not is_numeric_type(ctype):
-            raise Unsatisfiable("number vs non-numeric column")
+def _column_type(ctype: str):
+    """-> (kind, info) as tagwarden types row-filter literals (access_policies.cpp column_type_of)."""
+    t = ascii_lower(ctype)
+    m = re.fullmatch(r"([a-z0-9_]+) ?(?:\( ?([0-9]+)(?: ?, ?([0-9]+))? ?\))?( with(?:out)? time zone)?", t)
+    if not m:
+        return "none", None
+    name, p, s, zone = m.group(1), m.group(2), m.group(3), m.group(4)
+    with_zone = zone == " with time zone"
+    if name in ("timestamp", "datetime"):
+        return ("timestamptz" if with_zone else "timestamp"), None
+    if name == "time":
+        return ("none" if with_zone else "time"), None
+    if zone:
+        return "none", None
+    if name in ("varchar", "char", "string", "text"):
+        return "string", None
+    if name in ("boolean", "bool"):
+        return "boolean", None
+    bits = {"tinyint": 8, "smallint": 16, "int": 32, "integer": 32, "bigint": 64, "largeint": 64}.get(name)
+    if bits:
+        return "integer", (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    if name in ("decimal", "numeric"):
+        p = int(p) if p is not None else 38
+        s = int(s) if s is not None else 0
+        return ("decimal", (p, s)) if 1 <= p <= 38 and s <= p else ("none", None)
+    if name in ("double", "real", "float"):
+        return "double", name
+    if name == "date":
+        return "date", None
+    return "none", None
+
+
+def _valid_date(s) -> bool:
+    if not isinstance(s, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", s):
+        return False
+    try:
+        return _dt.date(int(s[:4]), int(s[5:7]), int(s[8:10])) is not None
+    except ValueError:
+        return False
+
+
+def _valid_time(s) -> bool:
+    m = re.fullmatch(r"([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]{1,12})?)?", s)
+    return bool(m) and int(m.group(1)) <= 23 and int(m.group(2)) <= 59 and int(m.group(3) or 0) <= 59
+
+
+def _timestamp(s: str, with_zone: bool):
+    if len(s) < 10 or not _valid_date(s[:10]):
+        return None
+    if len(s) == 10:
+        return None if with_zone else s
+    if s[10] not in " T":
+        return None
+    rest, zone = s[11:], ""
+    if with_zone:
+        m = re.fullmatch(r"(.*?) ?(Z|UTC|[+-]([0-9]{2}):([0-9]{2}))", rest)
+        if not m:
+            return None
+        if m.group(3) is not None and (int(m.group(3)) > 14 or int(m.group(4)) > 59):
+            return None
+        rest, zone = m.group(1), "UTC" if m.group(2) in ("Z", "UTC") else m.group(2)
+    if not _valid_time(rest):
+        return None
+    return s[:10] + " " + rest + (" " + zone if zone else "")
+
+
+def _plain_decimal(text: str, allow_exponent: bool, p: int, s: int):
+    pat = r"([+-]?)([0-9]+)(?:\.([0-9]+))?" + (r"(?:[eE]([+-]?[0-9]{1,4}))?" if allow_exponent else "")
+    m = re.fullmatch(pat, text)
+    if not m:
+        raise Unsatisfiable("a string that is not a decimal number")
+    digits, point = m.group(2) + (m.group(3) or ""), len(m.group(2)) + int((m.group(4) if allow_exponent else None) or 0)
+    if point < 0:
+        digits, point = "0" * -point + digits, 0
+    digits += "0" * max(0, point - len(digits))
+    whole, frac = digits[:point].lstrip("0"), digits[point:].rstrip("0")
+    if len(whole) > p - s or len(frac) > s:
+        raise Unsatisfiable("a number decimal(p,s) cannot hold")
+    neg = m.group(1) == "-" and (whole or frac)
+    return ("-" if neg else "") + (whole or "0") + ("." + frac if frac else "")
+
+
+def _typed_value(v, ctype: str):
+    """A bound comparison value as the column holds it (normalized), else Unsatisfiable."""
+    kind, info = _column_type(ctype)
+    if kind == "string" and isinstance(v, str):
+        return v
+    if kind == "boolean" and isinstance(v, bool):
+        return v
+    if kind == "integer" and isinstance(v, int) and not isinstance(v, bool):
+        if not info[0] <= v <= info[1]:
+            raise Unsatisfiable("integer out of range")
+        return v
+    if kind == "double" and _is_json_number(v):
         if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
             raise Unsatisfiable("not finite")
-    else:
-        raise Unsatisfiable("value of wrong kind")
+        if isinstance(v, float) and info != "double" and abs(v) > 3.4028234663852886e38:
+            raise Unsatisfiable("out of range for real")
+        return v
+    if kind == "decimal" and (isinstance(v, str) or _is_json_number(v)):
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            raise Unsatisfiable("not finite")
+        text = v if isinstance(v, str) else json.dumps(v)  # NOTE: must match nlohmann's dump of floats
+        return _plain_decimal(text, not isinstance(v, str), *info)
+    if kind == "date" and isinstance(v, str):
+        if not _valid_date(v):
+            raise Unsatisfiable("not a date")
+        return v
+    if kind == "time" and isinstance(v, str):
+        if not _valid_time(v):
+            raise Unsatisfiable("not a time")
+        return v
+    if kind in ("timestamp", "timestamptz") and isinstance(v, str):
+        t = _timestamp(v, kind == "timestamptz")
+        if t is None:
+            raise Unsatisfiable("not a timestamp")
+        return t
+    raise Unsatisfiable("value of the wrong type for a " + ascii_lower(ctype) + " column")
 
 
 def _policy_scope_reach(ref, p: dict, o: dict):
@@ -432,9 +539,8 @@ def _bind(self, uname, o, node):
     if op in ("eq", "ne", "gt", "gte", "lt", "lte"):
         if "value" not in node or "values" in node:
             raise Unsatisfiable(op + " needs one value")
-        v = bind(node["value"])
-        _check_scalar(v, ctype)
-        return {"column": lc, "op": op, "value": v}
+        v = _typed_value(bind(node["value"]), ctype)
+        return {"column": lc, "op": op, "type": ascii_lower(ctype), "value": v}
     if op in ("in", "not_in"):
         if "values" in node and "value" not in node:
             if not isinstance(node["values"], list):
@@ -446,9 +552,8 @@ def _bind(self, uname, o, node):
                 raise Unsatisfiable(op + " needs a list")
         else:
             raise Unsatisfiable(op + " needs values")
-        for v in vals:
-            _check_scalar(v, ctype)
-        return {"column": lc, "op": op, "values": vals}
+        vals = [_typed_value(v, ctype) for v in vals]
+        return {"column": lc, "op": op, "type": ascii_lower(ctype), "values": vals}
     raise Unsatisfiable("unknown operator " + op)
 
 
@@ -578,7 +683,22 @@ def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def sql_literal(v) -> str:
+def sql_literal(v, ctype=None) -> str:
+    kind = _column_type(ctype)[0] if ctype is not None else None
+    if kind == "decimal":
+        return "DECIMAL " + sql_string(v)
+    if kind == "date":
+        return "DATE " + sql_string(v)
+    if kind == "time":
+        return "TIME " + sql_string(v)
+    if kind in ("timestamp", "timestamptz"):
+        return "TIMESTAMP " + sql_string(v)
+    if kind == "double" and isinstance(v, float) and _column_type(ctype)[1] != "double":
+        return "REAL '" + repr(v) + "'"
+    return _untyped_sql_literal(v)
+
+
+def _untyped_sql_literal(v) -> str:
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
     if isinstance(v, str):
@@ -606,11 +726,11 @@ def sql_filter(c: dict) -> str:
         return col + " IS NOT NULL"
     cmp = {"eq": " = ", "ne": " <> ", "gt": " > ", "gte": " >= ", "lt": " < ", "lte": " <= "}
     if op in cmp:
-        return col + cmp[op] + sql_literal(c["value"])
+        return col + cmp[op] + sql_literal(c["value"], c.get("type"))
     vals = c["values"]
     if not vals:
         return "1 = 0" if op == "in" else "true"
-    return col + (" IN (" if op == "in" else " NOT IN (") + ", ".join(sql_literal(v) for v in vals) + ")"
+    return col + (" IN (" if op == "in" else " NOT IN (") + ", ".join(sql_literal(v, c.get("type")) for v in vals) + ")"
 
 
 def trino_type(t: str) -> str:

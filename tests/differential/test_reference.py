@@ -402,7 +402,7 @@ class PolicyTests(unittest.TestCase):
              "applies_to": {"users": ["ann"]}},
         ])
         _, _, _, rf = self.pa(s, "bob")
-        self.assertEqual(rf, {"column": "name", "op": "in", "values": ["bob", "x\\y"]})
+        self.assertEqual(rf, {"column": "name", "op": "in", "type": "varchar", "values": ["bob", "x\\y"]})
         self.assertEqual(sql_filter(rf), "\"name\" IN ('bob', 'x\\y')")
         _, _, _, rf = self.pa(s, "ann")  # a string in a list against bigint: no rows at all
         self.assertEqual(rf, {"false": True})
