@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "starrocks_prelude.h"
 #include "tagwarden/engines/starrocks/apply.h"
 #include "tagwarden/engines/starrocks/server.h"
 
@@ -52,62 +53,15 @@ Example:
 
 int run_apply(const std::vector<std::string>& args) {
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
-                                                 "governance snapshot, JSON or YAML")(
-      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
-      "profile", po::value<std::string>()->required(), "the StarRocks profile to apply")(
-      "dsn", po::value<std::string>()->required(), "the server: mysql://user@host:port[?options]")(
-      "password-file", po::value<std::string>(), "file whose first line is the password (env wins)")(
-      "dialect", po::value<std::string>()->default_value("starrocks"), "starrocks or mysql")(
-      "masking", po::value<std::string>()->default_value("auto"), "masking policies: auto (probe), on, off")(
-      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
-      "fail-on-drift", po::bool_switch(), "exit 1 when grants made outside tagwarden exceed the policy")(
-      "output", po::value<std::string>()->default_value("text"), "summary format: text or json");
+  add_starrocks_options(desc, true);
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
-  const std::string format = vm["output"].as<std::string>();
-  const std::string masking = vm["masking"].as<std::string>();
-  const auto dialect = sr::parse_dialect(vm["dialect"].as<std::string>());
-  if ((format != "text" && format != "json") || !dialect ||
-      (masking != "auto" && masking != "on" && masking != "off")) {
-    std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
-    return kExitInvalidInput;
-  }
-  auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
-  const Profile& profile = inputs->config.profiles.front();
-  if (profile.engine != Engine::StarRocks) {
-    std::cerr << "error: profile " << profile.name << " is a " << to_string(profile.engine)
-              << " profile; plan and apply are for StarRocks profiles\n";
-    return kExitInvalidInput;
-  }
-  ProfileCompile compiled = compile_profile(*inputs->model, profile);
-  if (!compiled.policy_set) {
-    std::cerr << "profile " << profile.name << " FAILED (nothing was applied; the server keeps its grants):\n";
-    for (const auto& e : compiled.errors) std::cerr << "  " << e << "\n";
-    return kExitProfileFailed;
-  }
-  sr::OpenResult opened =
-      sr::open_server(vm["dsn"].as<std::string>(), optional_string(vm, "password-file"), *dialect, profile.name);
-  if (!opened.session) {
-    std::cerr << "error: " << opened.error << "\n";
-    return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;
-  }
-  sr::ServerSession& server = *opened.session;
-  sr::Capabilities caps = server.probe.capabilities;
-  if (masking == "on" && !caps.masking_policies) {
-    std::cerr << "error: --masking on, but " << server.settings.describe()
-              << " does not implement masking policies (SHOW MASKING POLICIES failed)\n";
-    return kExitInvalidInput;
-  }
-  if (masking == "off") caps.masking_policies = false;
-  sr::PlanRender rendered = sr::render_plan(*compiled.policy_set, {*dialect, caps});
-  if (!rendered.plan) {
-    std::cerr << "profile " << profile.name << " cannot be rendered (nothing was applied):\n";
-    for (const auto& e : rendered.errors) std::cerr << "  " << e << "\n";
-    return kExitProfileFailed;
-  }
-  const sr::Plan& plan = *rendered.plan;
+  StarRocksPrelude pre;
+  if (int rc = starrocks_prelude(vm, true, pre); rc >= 0) return rc;
+  const std::string& format = pre.format;
+  const ProfileCompile& compiled = pre.compiled;
+  sr::ServerSession& server = *pre.server;
+  const sr::Plan& plan = *pre.plan;
   sr::ApplyOptions options;
   options.retries = server.settings.retries;
   options.backoff_ms = server.settings.backoff_ms;

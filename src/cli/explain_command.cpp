@@ -49,7 +49,7 @@ Example:
   }
   try {
     const Explanation e = explain_user(*inputs->model, sets, vm["user"].as<std::string>(),
-                                       {{Engine::Trino, trino::enforced_expressions}});
+                                       {{Engine::Trino, trino::enforced_expressions}}, inputs->config.profiles);
     if (format == "json") {
       std::cout << to_json(e).dump(1) << "\n";
     } else {

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "starrocks_prelude.h"
 #include "tagwarden/engines/starrocks/apply.h"
 #include "tagwarden/engines/starrocks/server.h"
 
@@ -48,61 +49,15 @@ Example:
 
 int run_plan(const std::vector<std::string>& args) {
   po::options_description desc("Options");
-  desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
-                                                 "governance snapshot, JSON or YAML")(
-      "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
-      "profile", po::value<std::string>()->required(), "the StarRocks profile to plan")(
-      "dsn", po::value<std::string>(), "plan against this live server: mysql://user@host:port[?options]")(
-      "password-file", po::value<std::string>(), "file whose first line is the password (env wins)")(
-      "dialect", po::value<std::string>()->default_value("starrocks"), "starrocks or mysql")(
-      "masking", po::value<std::string>()->default_value("auto"),
-      "masking policies: auto (probe the server; off without one), on, off")(
-      "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
-      "output", po::value<std::string>()->default_value("text"), "text (a SQL script) or json");
+  add_starrocks_options(desc, false);
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
-  const std::string format = vm["output"].as<std::string>();
-  const std::string masking = vm["masking"].as<std::string>();
-  const auto dialect = sr::parse_dialect(vm["dialect"].as<std::string>());
-  if ((format != "text" && format != "json") || !dialect ||
-      (masking != "auto" && masking != "on" && masking != "off")) {
-    std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
-    return kExitInvalidInput;
-  }
-  auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
-  const Profile& profile = inputs->config.profiles.front();
-  if (profile.engine != Engine::StarRocks) {
-    std::cerr << "error: profile " << profile.name << " is a " << to_string(profile.engine)
-              << " profile; plan and apply are for StarRocks profiles\n";
-    return kExitInvalidInput;
-  }
-  ProfileCompile compiled = compile_profile(*inputs->model, profile);
-  if (!compiled.policy_set) {
-    std::cerr << "profile " << profile.name << " FAILED:\n";
-    for (const auto& e : compiled.errors) std::cerr << "  " << e << "\n";
-    return kExitProfileFailed;
-  }
-
-  std::optional<sr::ServerSession> server;
-  sr::Capabilities caps;
-  if (auto dsn = optional_string(vm, "dsn")) {
-    sr::OpenResult opened = sr::open_server(*dsn, optional_string(vm, "password-file"), *dialect, profile.name);
-    if (!opened.session) {
-      std::cerr << "error: " << opened.error << "\n";
-      return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;
-    }
-    server = std::move(opened.session);
-    caps = server->probe.capabilities;
-  }
-  if (masking != "auto") caps.masking_policies = masking == "on";
-  sr::PlanRender rendered = sr::render_plan(*compiled.policy_set, {*dialect, caps});
-  if (!rendered.plan) {
-    std::cerr << "profile " << profile.name << " cannot be rendered:\n";
-    for (const auto& e : rendered.errors) std::cerr << "  " << e << "\n";
-    return kExitProfileFailed;
-  }
-  const sr::Plan& plan = *rendered.plan;
+  StarRocksPrelude pre;
+  if (int rc = starrocks_prelude(vm, false, pre); rc >= 0) return rc;
+  const std::string& format = pre.format;
+  const ProfileCompile& compiled = pre.compiled;
+  std::optional<sr::ServerSession>& server = pre.server;
+  const sr::Plan& plan = *pre.plan;
   std::vector<Finding> findings = compiled.findings;
   findings.insert(findings.end(), plan.findings.begin(), plan.findings.end());
   std::vector<sr::Statement> statements;

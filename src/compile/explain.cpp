@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -47,10 +48,46 @@ TagClearance explain_tag(const Model& m, std::size_t user, const Classification&
   return tc;
 }
 
+// StarRocks: a read the server cannot enforce as the PolicySet decides (gated, denied or masked
+// columns without masking policies, a row filter without row access policies) is coarsened to no
+// SELECT on the whole object by the renderer; say so in the user's refusals.
+void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<Profile>& profiles,
+                       ProfileExplanation& pe) {
+  std::string masking = "auto";
+  for (const auto& p : profiles) {
+    if (p.name == ps.profile) masking = p.masking;
+  }
+  const starrocks::Capabilities caps = starrocks::compile_time_capabilities(masking);
+  for (const auto& op : ps.objects) {
+    const AccessClass* cls = op.class_of(user);
+    if (!cls) continue;
+    auto c = starrocks::coarsened_read(op, *cls, caps);
+    if (!c) continue;
+    const std::string object = op.engine_name.str();
+    auto it =
+        std::find_if(pe.refusals.begin(), pe.refusals.end(), [&](const Refusal& r) { return r.object == object; });
+    if (it == pe.refusals.end()) {
+      Refusal r;
+      r.object = object;
+      r.columns = c->columns;
+      r.has_grant = true;
+      PrivilegeSet removed = cls->granted;
+      removed.remove(cls->access.privileges);
+      r.withheld = removed.names();
+      pe.refusals.push_back(std::move(r));
+      it = pe.refusals.end() - 1;
+    }
+    if (std::find(it->withheld.begin(), it->withheld.end(), "SELECT") == it->withheld.end())
+      it->withheld.insert(it->withheld.begin(), "SELECT");
+    it->engine_note = c->reason + "; on StarRocks (profile masking: " + masking +
+                      ", decided without a server; `tagwarden plan --dsn` probes the server)";
+  }
+}
+
 }  // namespace
 
 Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name,
-                         const std::map<Engine, ExpressionRenderer>& renderers) {
+                         const std::map<Engine, ExpressionRenderer>& renderers, const std::vector<Profile>& profiles) {
   auto it = m.user_index.find(name);
   if (it == m.user_index.end()) throw std::invalid_argument("unknown user " + quote(name) + ": not in the snapshot");
   const std::size_t user = it->second;
@@ -99,6 +136,7 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
       }
       pe.refusals.push_back(std::move(r));
     }
+    if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
     for (const auto& op : ps.objects) {
       if (m.snapshot->policies.empty()) break;
       ObjectPolicies obj;
@@ -123,12 +161,10 @@ nlohmann::json to_json(const Explanation& e) {
   for (const auto& p : e.profiles) {
     json refusals = json::array();
     for (const auto& r : p.refusals) {
-      refusals.push_back({{"object", r.object},
-                          {"whole_object", r.whole_object},
-                          {"columns", r.columns},
-                          {"tags", r.tags},
-                          {"has_grant", r.has_grant},
-                          {"withheld", r.withheld}});
+      json j = {{"object", r.object}, {"whole_object", r.whole_object}, {"columns", r.columns},
+                {"tags", r.tags},     {"has_grant", r.has_grant},       {"withheld", r.withheld}};
+      if (!r.engine_note.empty()) j["engine_note"] = r.engine_note;
+      refusals.push_back(std::move(j));
     }
     json policies = json::array();
     for (const auto& o : p.policies) {
@@ -182,11 +218,12 @@ std::string to_text(const Explanation& e) {
       out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
-      out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns)) << " ("
-          << join_words(r.tags) << ")";
+      out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns));
+      if (!r.tags.empty()) out << " (" << join_words(r.tags) << ")";
       if (!r.has_grant) out << " [no grant either]";
       if (!r.withheld.empty()) out << " withheld: " << join_words(r.withheld);
       out << "\n";
+      if (!r.engine_note.empty()) out << "      " << r.engine_note << "\n";
     }
     for (const auto& o : p.policies) {
       out << "  access policies on " << o.object << ":\n";

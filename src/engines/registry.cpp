@@ -20,18 +20,18 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-RenderResult render_artifact(const PolicySet& ps) {
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {
   switch (ps.engine) {
     case Engine::Trino: {
       auto rules = trino::render_rules(ps);
-      Artifact a{"rules.json", "application/json", std::move(rules.text), rules.table_rules, {}};
+      Artifact a{"rules.json", "application/json", std::move(rules.text), rules.table_rules, {}, {}};
       a.sha256 = sha256_hex(a.bytes);
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {
-      auto plan = starrocks::render_artifact(ps);
+      auto plan = starrocks::render_artifact(ps, profile ? std::string_view(profile->masking) : "auto");
       if (!plan.error.empty()) return {std::nullopt, plan.error};
-      Artifact a{"plan.sql", "application/sql", std::move(plan.text), plan.statements, {}};
+      Artifact a{"plan.sql", "application/sql", std::move(plan.text), plan.statements, {}, std::move(plan.findings)};
       a.sha256 = sha256_hex(a.bytes);
       return {std::move(a), {}};
     }
@@ -42,8 +42,9 @@ RenderResult render_artifact(const PolicySet& ps) {
 ProfileBuild build_profile(const Model& model, const Profile& profile) {
   ProfileBuild b{compile_profile(model, profile), std::nullopt};
   if (b.compile.policy_set) {
-    RenderResult r = render_artifact(*b.compile.policy_set);
+    RenderResult r = render_artifact(*b.compile.policy_set, &profile);
     if (r.artifact) {
+      b.compile.findings.insert(b.compile.findings.end(), r.artifact->findings.begin(), r.artifact->findings.end());
       b.artifact = std::move(r.artifact);
     } else {
       b.compile.errors.push_back(r.error);

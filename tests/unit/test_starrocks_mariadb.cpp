@@ -128,7 +128,7 @@ Held server_held(sr::Connection& c, const std::vector<Securable>& objects) {
 
 Held intended(const sr::Plan& plan) {
   Held out;
-  for (const auto& [u, m] : plan.intended) {
+  for (const auto& [u, m] : plan.intended()) {
     for (const auto& [o, privs] : m) out[u][{o.database, o.name}] = privs;
   }
   return out;

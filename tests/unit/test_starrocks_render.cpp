@@ -151,7 +151,7 @@ TEST_CASE("starrocks demo: users hold exactly what the PolicySet gives them") {
   SECTION("coarsened: uncleared readers of a gated column lose the whole table, with a warning") {
     const Plan plan = plan_ok(ps);
     const Effective e = on_objects(effective(plan.desired));
-    CHECK(e == plan.intended);
+    CHECK(e == plan.intended());
     CHECK(held(e, "member-sso", invoices).empty());   // Confidential on the table
     CHECK(held(e, "member-sso", customers).empty());  // iban is PII: coarsened
     CHECK(held(e, "member-sso", table("finance", "audit_log")) == std::set<std::string>{"SELECT"});
@@ -176,7 +176,7 @@ TEST_CASE("starrocks demo: users hold exactly what the PolicySet gives them") {
   SECTION("masked: uncleared readers keep the table and read NULL in the gated column") {
     const Plan plan = plan_ok(ps, {Dialect::StarRocks, {true}});
     const Effective e = on_objects(effective(plan.desired));
-    CHECK(e == plan.intended);
+    CHECK(e == plan.intended());
     CHECK(held(e, "member-sso", customers) == std::set<std::string>{"SELECT"});
     CHECK(held(e, "member-sso", invoices).empty());
     CHECK(plan.findings.empty());
@@ -316,7 +316,7 @@ TEST_CASE("starrocks diff: nothing to do when the server holds the plan; tighten
   const Plan plan = plan_ok(ps, {Dialect::StarRocks, {true}});
   LiveState same;
   same.owned = plan.desired;
-  for (auto& [name, m] : same.owned.masks) m = {name, {T, m.object.catalog, m.object.database, ""}, "", "", {}};
+  for (auto& [name, m] : same.owned.masks) m = {name, {T, m.object.catalog, m.object.database, ""}, "", "", {}, {}};
   CHECK(diff_statements(plan, same).empty());
 
   // Old: the coarsened demo. New: a changed snapshot where member-sso is a pii_reader

@@ -27,7 +27,8 @@ struct Refusal {
   std::vector<std::string> columns;   ///< gated columns refused (when not the whole object)
   std::vector<std::string> tags;      ///< the gated tags the user is not cleared for
   bool has_grant = false;             ///< whether grants would otherwise give access
-  std::vector<std::string> withheld;  ///< privileges removed by the gates
+  std::vector<std::string> withheld;  ///< privileges removed by the gates (and by the engine's translation)
+  std::string engine_note;            ///< why the engine withholds more than the PolicySet (StarRocks coarsening)
 };
 
 /// The access policies that reach one object for the user: the simulator.
@@ -58,8 +59,12 @@ struct Explanation {
 };
 
 /// Throws std::invalid_argument when the user is not in the snapshot.
+/// `profiles` (optional) gives engine settings a PolicySet does not carry: for StarRocks the
+/// `masking` key, which decides whether a gated, masked or filtered read coarsens to no SELECT
+/// (a profile not given is taken as masking: auto, i.e. no masking without a server).
 Explanation explain_user(const Model& model, const std::vector<PolicySet>& policy_sets, const std::string& user,
-                         const std::map<Engine, ExpressionRenderer>& renderers = {});
+                         const std::map<Engine, ExpressionRenderer>& renderers = {},
+                         const std::vector<Profile>& profiles = {});
 
 nlohmann::json to_json(const Explanation& e);
 std::string to_text(const Explanation& e);

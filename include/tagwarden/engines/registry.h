@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tagwarden/compile/compiler.h"
 #include "tagwarden/compile/policy_set.h"
@@ -14,8 +15,9 @@ struct Artifact {
   std::string filename;      ///< e.g. rules.json
   std::string content_type;  ///< e.g. application/json
   std::string bytes;
-  std::size_t rules = 0;  ///< rules or statements, for summaries and metrics
-  std::string sha256;     ///< hex of bytes
+  std::size_t rules = 0;          ///< rules or statements, for summaries and metrics
+  std::string sha256;             ///< hex of bytes
+  std::vector<Finding> findings;  ///< what the translation to the engine adds (e.g. StarRocks coarsening)
 };
 
 struct RenderResult {
@@ -23,11 +25,13 @@ struct RenderResult {
   std::string error;
 };
 
-/// Pure; the same PolicySet gives the same bytes.
-RenderResult render_artifact(const PolicySet& ps);
+/// Pure; the same PolicySet gives the same bytes. `profile` gives engine options a PolicySet does
+/// not carry (StarRocks: the `masking` key, which decides masks or coarsening without a server).
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr);
 
 /// compile_profile + render_artifact: a profile either yields a PolicySet and
-/// its artifact, or errors (and no PolicySet).
+/// its artifact, or errors (and no PolicySet). The artifact's findings are also
+/// appended to compile.findings, so every caller reports them.
 struct ProfileBuild {
   ProfileCompile compile;
   std::optional<Artifact> artifact;

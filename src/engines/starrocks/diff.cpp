@@ -65,6 +65,25 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   for (const auto& [name, m] : want.masks) {
     if (!have.masks.count(name)) prepare.push_back({Phase::Prepare, catalog_of(m.object), sql::create_mask(m)});
   }
+  for (const auto& [name, p] : want.row_policies) {
+    if (!have.row_policies.count(name))
+      prepare.push_back({Phase::Prepare, catalog_of(p.object), sql::create_row_policy(p)});
+  }
+  // Row access policies: a new one is added while tightening (the old one, still attached, ANDs with
+  // it: readers see rows both allow); the old one is removed after widening.
+  static const std::set<std::string> kNone;
+  auto attached = [](const std::map<Securable, std::set<std::string>>& m, const Securable& o) -> const auto& {
+    auto it = m.find(o);
+    return it == m.end() ? kNone : it->second;
+  };
+  for (const auto& [object, names] : want.row_attachments) {
+    const auto& live_names = attached(have.row_attachments, object);
+    for (const auto& name : names) {
+      if (!live_names.count(name)) {
+        tighten_masks.push_back({Phase::Tighten, catalog_of(object), sql::add_row_policy(want.row_policies.at(name))});
+      }
+    }
+  }
   for (const auto& [column, name] : want.attachments) {
     auto it = have.attachments.find(column);
     if ((it == have.attachments.end() || it->second != name) && !live.foreign_masks.count(column)) {
@@ -126,9 +145,20 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       widen_masks.push_back({Phase::Widen, catalog_of(column.first), sql::unset_mask(column)});
     }
   }
+  for (const auto& [object, names] : have.row_attachments) {
+    const auto& wanted_names = attached(want.row_attachments, object);
+    for (const auto& name : names) {
+      if (!wanted_names.count(name))
+        widen_masks.push_back({Phase::Widen, catalog_of(object), sql::remove_row_policy(object, name)});
+    }
+  }
   for (const auto& [name, m] : have.masks) {
     if (!want.masks.count(name))
       cleanup.push_back({Phase::Cleanup, catalog_of(m.object), sql::drop_mask(m.object, name)});
+  }
+  for (const auto& [name, p] : have.row_policies) {
+    if (!want.row_policies.count(name))
+      cleanup.push_back({Phase::Cleanup, catalog_of(p.object), sql::drop_row_policy(p.object, name)});
   }
   for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
 
@@ -210,6 +240,8 @@ nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& s
           {"owner_prefix", plan.prefix},
           {"roles", plan.desired.roles.size()},
           {"masks", plan.desired.masks.size()},
+          {"row_access_policies", plan.desired.row_policies.size()},
+          {"row_access_policies_available", plan.capabilities.row_access_policies},
           {"statements", std::move(list)}};
 }
 

@@ -281,7 +281,12 @@ std::string last_name_part(std::string_view q) {
   return cur;
 }
 
-void read_masks(Connection& c, const Plan& plan, LiveRead& out) {
+// Masking and row access policies tagwarden owns, and what they are attached to: the names from
+// SHOW MASKING POLICIES / SHOW ROW ACCESS POLICIES FROM db, attachments from SHOW CREATE of each
+// listed object. The result rows are parsed by pure functions (parse_policy_names,
+// parse_policy_attachments), unit-tested with recorded rows.
+void read_policies(Connection& c, const Plan& plan, LiveRead& out) {
+  const bool masks = plan.capabilities.masking_policies, rows = plan.capabilities.row_access_policies;
   std::string current(kInternalCatalog);
   auto use = [&](const std::string& catalog) {
     if (catalog != current) {
@@ -291,41 +296,47 @@ void read_masks(Connection& c, const Plan& plan, LiveRead& out) {
   };
   std::set<std::pair<std::string, std::string>> databases;
   for (const auto& o : plan.objects) databases.insert({o.catalog, o.database});
-  const std::string mask_prefix = plan.prefix + "m";
+  const std::string mask_prefix = plan.prefix + "m", row_prefix = plan.prefix + "p";
   for (const auto& [catalog, db] : databases) {
     use(catalog);
-    for (const auto& r : c.query("SHOW MASKING POLICIES FROM " + sql::ident(db)).rows) {
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        const std::string name = cell(r, i);
-        if (starts_with(name, mask_prefix)) {
-          out.state.owned.masks[name] = MaskPolicy{name, {Securable::Kind::Table, catalog, db, ""}, "", "", {}};
-        }
+    const Securable in_db{Securable::Kind::Table, catalog, db, ""};
+    if (masks) {
+      for (const auto& name :
+           parse_policy_names(c.query("SHOW MASKING POLICIES FROM " + sql::ident(db)).rows, mask_prefix)) {
+        out.state.owned.masks[name] = MaskPolicy{name, in_db, "", "", {}, {}};
+      }
+    }
+    if (rows) {
+      for (const auto& name :
+           parse_policy_names(c.query("SHOW ROW ACCESS POLICIES FROM " + sql::ident(db)).rows, row_prefix)) {
+        out.state.owned.row_policies[name] = RowPolicy{name, in_db, {}, {}};
       }
     }
   }
-  static const std::regex column_line(
-      R"(^\s*`((?:[^`]|``)+)`.*\bMASKING\s+POLICY\s+((?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)(?:\.(?:`(?:[^`]|``)+`|[A-Za-z0-9_]+))*))",
-      std::regex::icase);
   for (const auto& o : plan.objects) {
     use(o.catalog);
-    const Rows rows = c.query("SHOW CREATE TABLE " + sql::ident(o.database) + "." + sql::ident(o.name));
-    if (rows.rows.empty()) continue;
-    const std::string text = cell(rows.rows[0], rows.rows[0].size() - 1);
-    std::size_t start = 0;
-    while (start < text.size()) {
-      auto end = text.find('\n', start);
-      const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      start = end == std::string::npos ? text.size() : end + 1;
-      std::smatch m;
-      if (!std::regex_search(line, m, column_line)) continue;
-      std::string column = m[1].str();
-      for (auto at = column.find("``"); at != std::string::npos; at = column.find("``", at + 1)) column.erase(at, 1);
-      const std::string policy = last_name_part(m[2].str());
-      const ColumnRef ref{o, column};
-      if (starts_with(policy, mask_prefix)) {
-        out.state.owned.attachments[ref] = policy;
-      } else {
-        out.state.foreign_masks.insert(ref);
+    const char* what = o.kind == Securable::Kind::View               ? "VIEW"
+                       : o.kind == Securable::Kind::MaterializedView ? "MATERIALIZED VIEW"
+                                                                     : "TABLE";
+    const Rows r =
+        c.query(std::string("SHOW CREATE ") + what + " " + sql::ident(o.database) + "." + sql::ident(o.name));
+    if (r.rows.empty()) continue;
+    // The DDL is the second column (Table/View, Create Table/Create View, ...).
+    const PolicyAttachments a =
+        parse_policy_attachments(cell(r.rows[0], std::min<std::size_t>(1, r.rows[0].size() - 1)));
+    if (masks) {
+      for (const auto& [column, policy] : a.masks) {
+        const ColumnRef ref{o, column};
+        if (starts_with(policy, mask_prefix)) {
+          out.state.owned.attachments[ref] = policy;
+        } else {
+          out.state.foreign_masks.insert(ref);
+        }
+      }
+    }
+    if (rows) {
+      for (const auto& policy : a.row_policies) {
+        if (starts_with(policy, row_prefix)) out.state.owned.row_attachments[o].insert(policy);
       }
     }
   }
@@ -374,7 +385,7 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
   }
   add_foreign(out, direct, by_role, user_roles, Dialect::StarRocks,
               [&](const std::string& r) { return sink.owned(r); });
-  if (plan.capabilities.masking_policies) read_masks(c, plan, out);
+  if (plan.capabilities.masking_policies || plan.capabilities.row_access_policies) read_policies(c, plan, out);
   return out;
 }
 
@@ -401,6 +412,45 @@ std::optional<std::pair<std::string, std::string>> parse_user_identity(std::stri
   return std::make_pair(s.substr(1, at - 1), s.substr(at + 3, s.size() - at - 4));
 }
 
+std::vector<std::string> parse_policy_names(const std::vector<Row>& rows, std::string_view prefix) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    // Name is the first column (Name, Type, Catalog, Database).
+    const std::string name = cell(r, 0);
+    if (!name.empty() && starts_with(name, prefix)) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+PolicyAttachments parse_policy_attachments(std::string_view text) {
+  // A policy name: `quoted` (backticks doubled) or bare parts joined by dots; the last part is the name.
+  static const std::string kName = R"((?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)(?:\.(?:`(?:[^`]|``)+`|[A-Za-z0-9_]+))*)";
+  static const std::regex column_line(R"(^\s*`((?:[^`]|``)+)`.*\bMASKING\s+POLICY\s+()" + kName + ")",
+                                      std::regex::icase);
+  static const std::regex row_policy(R"(\bROW\s+ACCESS\s+POLICY\s+()" + kName + ")", std::regex::icase);
+  PolicyAttachments out;
+  std::size_t start = 0;
+  const std::string all(text);
+  while (start < all.size()) {
+    auto end = all.find('\n', start);
+    const std::string line = all.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? all.size() : end + 1;
+    std::smatch m;
+    if (std::regex_search(line, m, column_line)) {
+      std::string column = m[1].str();
+      for (auto at = column.find("``"); at != std::string::npos; at = column.find("``", at + 1)) column.erase(at, 1);
+      out.masks.emplace_back(column, last_name_part(m[2].str()));
+      continue;
+    }
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), row_policy); it != std::sregex_iterator(); ++it) {
+      out.row_policies.push_back(last_name_part((*it)[1].str()));
+    }
+  }
+  return out;
+}
+
 LiveRead read_live_state(Connection& c, const Plan& plan) {
   return plan.dialect == Dialect::MySQL ? read_mysql(c, plan) : read_starrocks(c, plan);
 }
@@ -424,6 +474,8 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
   // answers (perhaps only with a database named, so both forms are tried). Any refusal means no masks: coarsen.
   p.capabilities.masking_policies = optional_query("SHOW MASKING POLICIES").has_value() ||
                                     optional_query("SHOW MASKING POLICIES FROM information_schema").has_value();
+  p.capabilities.row_access_policies = optional_query("SHOW ROW ACCESS POLICIES").has_value() ||
+                                       optional_query("SHOW ROW ACCESS POLICIES FROM information_schema").has_value();
   if (auto r = optional_query("SHOW VARIABLES LIKE 'activate_all_roles_on_login'"); r && !r->rows.empty()) {
     const std::string v = upper(cell(r->rows[0], 1));
     if (v != "TRUE" && v != "ON" && v != "1") {
@@ -447,21 +499,20 @@ std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignG
     if (!users.count(g.user)) continue;
     std::vector<std::string> objects, reasons;
     std::set<std::string> excess;
-    const auto intended = plan.intended.find(g.user);
     for (const auto& o : plan.objects) {
       if (!covers(g, o)) continue;
       std::set<std::string> extra;
       for (const auto& p : g.privileges) {
         if (!kVocabulary.count(p)) continue;
-        const bool allowed =
-            intended != plan.intended.end() && intended->second.count(o) && intended->second.at(o).count(p);
+        const Plan::Holding* h = plan.holding(g.user, o);
+        const bool allowed = h && h->privileges.count(p);
         if (!allowed) extra.insert(p);
       }
       if (extra.empty()) continue;
       objects.push_back(o.str());
       excess.insert(extra.begin(), extra.end());
-      if (auto w = plan.withheld.find({g.user, o}); w != plan.withheld.end()) {
-        reasons.push_back(o.str() + ": " + w->second);
+      if (const Plan::Holding* h = plan.holding(g.user, o); h && !h->withheld.empty()) {
+        reasons.push_back(o.str() + ": " + h->withheld);
       }
     }
     if (objects.empty()) continue;

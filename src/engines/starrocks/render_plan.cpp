@@ -4,6 +4,7 @@
 // derived from what they hold, so the same PolicySet gives the same names.
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "tagwarden/engines/registry.h"
@@ -42,13 +43,39 @@ std::string Securable::str() const {
   return out;
 }
 
+Capabilities compile_time_capabilities(std::string_view masking) {
+  const bool on = masking == "on";
+  return {on, on};
+}
+
+const Plan::Holding* Plan::holding(const std::string& user, const Securable& object) const {
+  auto o = access.find(object);
+  if (o == access.end()) return nullptr;
+  for (std::size_t i = 0; i < user_names.size(); ++i) {
+    if (user_names[i] != user) continue;
+    for (const auto& h : o->second) {
+      if (std::binary_search(h.users->begin(), h.users->end(), i)) return &h;
+    }
+  }
+  return nullptr;
+}
+
+std::map<std::string, std::map<Securable, std::set<std::string>>> Plan::intended() const {
+  std::map<std::string, std::map<Securable, std::set<std::string>>> out;
+  for (const auto& [object, holdings] : access) {
+    for (const auto& h : holdings) {
+      if (h.privileges.empty()) continue;
+      for (auto u : *h.users) out[user_names[u]][object] = h.privileges;
+    }
+  }
+  return out;
+}
+
 std::string owner_prefix(std::string_view profile) {
   return "tw_" + sha256_hex("tagwarden-profile\n" + std::string(profile)).substr(0, 8) + "_";
 }
 
 namespace {
-
-using Items = std::map<std::pair<Securable, std::string>, std::set<std::string>>;
 
 constexpr std::size_t kRolesPerUser = 64;
 
@@ -120,12 +147,84 @@ void check_names(const PolicySet& ps, Dialect d, std::vector<std::string>& error
   }
 }
 
+// Why one class cannot keep SELECT on this server (coarsened), or "" when it can.
+// columns/policies receive what makes it coarsen, for the findings.
+struct Coarsening {
+  std::string reason;
+  std::vector<std::string> columns;  // gated, denied or masked columns that cannot be masked here
+  bool policies = false;             // access-policy masks or row filter
+  bool gates = false;                // clearance-gated (or denied) columns
+};
+
+bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filter) {
+  const auto cond = nlohmann::json::parse(canonical_filter, nullptr, false);
+  if (cond.is_discarded()) return false;
+  std::map<std::string, std::string> args;
+  for (const auto& c : sql::filter_columns(cond)) {
+    auto it = std::find(op.columns.begin(), op.columns.end(), c);
+    if (it == op.columns.end()) return false;
+    const auto i = static_cast<std::size_t>(it - op.columns.begin());
+    if (i >= op.column_types.size() || sql::mask_type(op.column_types[i]).empty()) return false;
+    args[c] = "a";
+  }
+  return sql::filter_expression(cond, args).has_value();
+}
+
+std::string column_type(const ObjectPolicy& op, const std::string& column) {
+  auto it = std::find(op.columns.begin(), op.columns.end(), column);
+  if (it == op.columns.end()) return "";
+  const auto i = static_cast<std::size_t>(it - op.columns.begin());
+  return i < op.column_types.size() ? sql::mask_type(op.column_types[i]) : "";
+}
+
+Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
+  Coarsening out;
+  const Access& a = cls.access;
+  if (!a.privileges.has(Privilege::Select)) return out;
+  std::set<std::string> gated;
+  for (const auto& [col, tags] : op.column_gates) gated.insert(col);
+  std::vector<std::string> unmaskable;
+  bool denied_gate = false, denied_policy = false;
+  for (const auto& c : a.denied_columns) {
+    (gated.count(c) ? denied_gate : denied_policy) = true;
+    if (!caps.masking_policies || column_type(op, c).empty()) unmaskable.push_back(c);
+  }
+  bool masks = false;
+  for (const auto& m : a.masks) {
+    masks = true;
+    if (!caps.masking_policies || column_type(op, m.column).empty()) unmaskable.push_back(m.column);
+  }
+  const bool filter = !a.row_filter.empty();
+  const bool filter_ok = !filter || (caps.row_access_policies && renderable_filter(op, a.row_filter));
+  if (unmaskable.empty() && filter_ok) return out;
+  std::sort(unmaskable.begin(), unmaskable.end());
+  unmaskable.erase(std::unique(unmaskable.begin(), unmaskable.end()), unmaskable.end());
+  out.columns = unmaskable;
+  out.gates = denied_gate && !unmaskable.empty();
+  out.policies = masks || denied_policy || !filter_ok;
+  std::vector<std::string> what;
+  if (!unmaskable.empty()) {
+    what.push_back("column" + std::string(unmaskable.size() == 1 ? " " : "s ") + join_words(unmaskable) +
+                   (caps.masking_policies ? " cannot be masked (their type cannot be written into a masking policy)"
+                                          : " cannot be masked on this server (no masking policies)"));
+  }
+  if (!filter_ok) {
+    what.push_back(caps.row_access_policies
+                       ? "its row filter cannot be written into a row access policy"
+                       : "its row filter cannot be enforced on this server (no row access policies)");
+  }
+  out.reason = "SELECT withheld on the whole object: " + join_words(what) + " (coarsened, never dropped)";
+  return out;
+}
+
 class Renderer {
  public:
   Renderer(const PolicySet& ps, Plan& plan) : ps_(ps), plan_(plan), d_(plan.dialect) {}
 
   void run() {
-    for (const auto& u : ps_.users) plan_.users.push_back(u.engine_name);
+    plan_.user_names.reserve(ps_.users.size());
+    for (const auto& u : ps_.users) plan_.user_names.push_back(u.engine_name);
+    plan_.users = plan_.user_names;
     std::sort(plan_.users.begin(), plan_.users.end());
     for (const auto& op : ps_.objects) {
       plan_.objects.push_back(object_securable(op, d_));
@@ -139,76 +238,180 @@ class Renderer {
   }
 
  private:
-  static std::vector<std::pair<std::size_t, const AccessClass*>> users_by_index(const ObjectPolicy& op) {
-    std::vector<std::pair<std::size_t, const AccessClass*>> out;
-    for (const auto& cls : op.classes) {
-      for (std::size_t u : *cls.users) out.emplace_back(u, &cls);
-    }
+  // A set of users (PolicySet indices, sorted), interned: the same set is one id.
+  std::size_t intern(std::vector<std::size_t> users) {
+    auto [it, inserted] = set_ids_.try_emplace(std::move(users), sets_.size());
+    if (inserted) sets_.push_back(&it->first);
+    return it->second;
+  }
+
+  // The union of some classes' user lists, computed once per distinct combination of lists.
+  std::size_t union_of(std::vector<const std::vector<std::size_t>*> lists) {
+    std::sort(lists.begin(), lists.end());
+    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
+    auto it = combo_ids_.find(lists);
+    if (it != combo_ids_.end()) return it->second;
+    std::vector<std::size_t> all;
+    for (const auto* l : lists) all.insert(all.end(), l->begin(), l->end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    const std::size_t id = intern(std::move(all));
+    combo_ids_.emplace(std::move(lists), id);
+    return id;
+  }
+
+  std::vector<std::string> names(const std::vector<std::size_t>& users) const {
+    std::vector<std::string> out;
+    out.reserve(users.size());
+    for (auto u : users) out.push_back(ps_.users[u].engine_name);
     std::sort(out.begin(), out.end());
     return out;
   }
 
+  // Engine names of a class's users, cached per shared list.
+  const std::vector<std::string>& class_names(const std::shared_ptr<const std::vector<std::size_t>>& users) {
+    auto it = name_cache_.find(users.get());
+    if (it == name_cache_.end()) it = name_cache_.emplace(users.get(), names(*users)).first;
+    return it->second;
+  }
+
+  static void add_case(std::vector<PolicyCase>& cases, const std::string& expression,
+                       const std::vector<std::string>& users) {
+    auto it = std::find_if(cases.begin(), cases.end(), [&](const PolicyCase& c) { return c.expression == expression; });
+    if (it == cases.end()) {
+      cases.push_back({expression, users});
+    } else {
+      it->users.insert(it->users.end(), users.begin(), users.end());
+    }
+  }
+
+  static void finish_cases(std::vector<PolicyCase>& cases) {
+    for (auto& c : cases) std::sort(c.users.begin(), c.users.end());
+    std::sort(cases.begin(), cases.end(),
+              [](const PolicyCase& a, const PolicyCase& b) { return a.expression < b.expression; });
+  }
+
   void object(const ObjectPolicy& op) {
     const Securable obj = object_securable(op, d_);
-    const bool masks = plan_.capabilities.masking_policies;
-    std::map<std::string, std::string> types;  // engine column -> mask type ("" = cannot be rendered)
-    for (std::size_t i = 0; i < op.columns.size(); ++i) {
-      types[op.columns[i]] = i < op.column_types.size() ? sql::mask_type(op.column_types[i]) : "";
-    }
-    std::map<std::string, std::vector<std::string>> cleared;  // gated column -> users who read it
-    for (const auto& [u, cls] : users_by_index(op)) {
-      const std::string& user = ps_.users[u].engine_name;
-      const AccessClass& ua = *cls;
-      PrivilegeSet p = ua.access.privileges;
-      std::vector<std::string> reasons = ua.reasons;
-      if (p.has(Privilege::Select) && !ua.access.denied_columns.empty()) {
-        const bool maskable = masks && std::all_of(ua.access.denied_columns.begin(), ua.access.denied_columns.end(),
-                                                   [&](const std::string& c) { return !types[c].empty(); });
-        if (!maskable) {
-          p.remove(Privilege::Select);
-          auto& c = coarsened_[obj];
-          c.first.insert(ua.access.denied_columns.begin(), ua.access.denied_columns.end());
-          c.second.insert(user);
-          reasons.push_back("SELECT withheld on the whole object: columns " + join_words(ua.access.denied_columns) +
-                            " are gated and cannot be masked on this server (coarsened)");
+    const Capabilities& caps = plan_.capabilities;
+    std::map<std::string, std::vector<const std::vector<std::size_t>*>> holders;  // privilege -> class lists
+    std::vector<const AccessClass*> readers;                                      // classes keeping SELECT
+    auto& holdings = plan_.access[obj];
+    for (const auto& cls : op.classes) {
+      PrivilegeSet p = cls.access.privileges;
+      std::vector<std::string> reasons = cls.reasons;
+      const Coarsening c = coarsening(op, cls, caps);
+      if (!c.reason.empty()) {
+        p.remove(Privilege::Select);
+        reasons.push_back(c.reason);
+        const auto& users = class_names(cls.users);
+        if (c.gates) {
+          auto& g = coarsened_[obj];
+          g.first.insert(c.columns.begin(), c.columns.end());
+          g.second.insert(users.begin(), users.end());
+        }
+        if (c.policies) {
+          auto& g = policy_coarsened_[obj];
+          g.first.insert(c.columns.begin(), c.columns.end());
+          g.second.insert(users.begin(), users.end());
+          if (!cls.access.row_filter.empty()) filter_coarsened_.insert(obj);
         }
       }
-      // Access-policy masks and row filters are not rendered as StarRocks
-      // policies by this build: coarsen, never drop — the reader loses SELECT.
-      if (p.has(Privilege::Select) && (!ua.access.masks.empty() || !ua.access.row_filter.empty())) {
-        p.remove(Privilege::Select);
-        policy_coarsened_[obj].insert(user);
-        reasons.push_back(std::string("SELECT withheld on the whole object: its ") +
-                          (ua.access.masks.empty()        ? "row filter"
-                           : ua.access.row_filter.empty() ? "column masks"
-                                                          : "column masks and row filter") +
-                          " cannot be enforced on StarRocks by this build (coarsened)");
-      }
-      const std::set<std::string> privs = engine_privileges(p, obj.kind);
-      for (const auto& pr : privs) items_[{obj, pr}].insert(user);
-      if (!privs.empty()) plan_.intended[user][obj] = privs;
-      if (!reasons.empty()) plan_.withheld[{user, obj}] = join_words(reasons);
-      if (!p.has(Privilege::Select)) continue;
-      for (const auto& [col, tags] : op.column_gates) {
-        const auto& denied = ua.access.denied_columns;
-        if (std::find(denied.begin(), denied.end(), col) == denied.end()) cleared[col].push_back(user);
-      }
+      std::set<std::string> privs = engine_privileges(p, obj.kind);
+      for (const auto& pr : privs) holders[pr].push_back(cls.users.get());
+      if (p.has(Privilege::Select)) readers.push_back(&cls);
+      holdings.push_back({cls.users, std::move(privs), join_words(reasons)});
     }
-    if (!masks) return;
-    for (const auto& [col, tags] : op.column_gates) {
-      const std::string& type = types[col];
+    for (auto& [pr, lists] : holders) items_[{obj, pr}] = union_of(std::move(lists));
+    if (caps.masking_policies) masks(op, obj, readers);
+    if (caps.row_access_policies) row_policy(op, obj, readers);
+  }
+
+  // One masking policy per column that is gated, denied or masked for anyone: the value for the
+  // readers who may see it, their effective mask for the masked, NULL for everyone else.
+  void masks(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers) {
+    std::set<std::string> columns;
+    for (const auto& [col, tags] : op.column_gates) columns.insert(col);
+    for (const auto& cls : op.classes) {
+      columns.insert(cls.access.denied_columns.begin(), cls.access.denied_columns.end());
+      for (const auto& m : cls.access.masks) columns.insert(m.column);
+    }
+    const std::string arg = sql::ident("tw_value");
+    for (const auto& col : columns) {
+      const std::string type = column_type(op, col);
       if (type.empty()) {
-        unmaskable_[obj].insert(col);
+        if (std::any_of(op.column_gates.begin(), op.column_gates.end(), [&](const auto& g) { return g.first == col; }))
+          unmaskable_[obj].insert(col);
         continue;
       }
-      MaskPolicy m{"", obj, col, type, cleared[col]};
+      MaskPolicy m{"", obj, col, type, {}, {}};
+      for (const AccessClass* cls : readers) {
+        const auto& denied = cls->access.denied_columns;
+        if (std::find(denied.begin(), denied.end(), col) != denied.end()) continue;
+        const auto& users = class_names(cls->users);
+        auto mk = std::find_if(cls->access.masks.begin(), cls->access.masks.end(),
+                               [&](const ColumnMask& x) { return x.column == col; });
+        if (mk == cls->access.masks.end()) {
+          m.cleared.insert(m.cleared.end(), users.begin(), users.end());
+        } else {
+          add_case(m.masked, sql::mask_expression(mk->kind, mk->visible_chars, arg, type), users);
+        }
+      }
       std::sort(m.cleared.begin(), m.cleared.end());
-      std::vector<std::string> parts = {obj.catalog, obj.database, obj.name, col, type};
-      parts.insert(parts.end(), m.cleared.begin(), m.cleared.end());
-      m.name = plan_.prefix + "m" + hash16(parts);
+      finish_cases(m.masked);
+      const std::string body = sql::mask_body(arg, type, m.cleared, m.masked);
+      m.name = plan_.prefix + "m" + hash16({obj.catalog, obj.database, obj.name, col, type, body});
       plan_.desired.attachments[{obj, col}] = m.name;
       plan_.desired.masks[m.name] = std::move(m);
     }
+  }
+
+  // One row access policy per object whose readers have a row filter: each class's ANDed filter
+  // (TRUE for readers without one), FALSE for everyone else.
+  void row_policy(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers) {
+    std::set<std::string> columns;
+    bool any = false;
+    std::vector<std::pair<const AccessClass*, nlohmann::json>> parsed;
+    for (const AccessClass* cls : readers) {
+      if (cls->access.row_filter.empty()) {
+        parsed.emplace_back(cls, nlohmann::json{{"true", true}});
+        continue;
+      }
+      any = true;
+      parsed.emplace_back(cls, nlohmann::json::parse(cls->access.row_filter));
+      auto cols = sql::filter_columns(parsed.back().second);
+      columns.insert(cols.begin(), cols.end());
+    }
+    if (!any) return;
+    RowPolicy p{"", obj, {}, {}};
+    if (columns.empty()) {  // the grammar needs one argument: the first column that can be typed
+      for (const auto& c : op.columns) {
+        if (!column_type(op, c).empty()) {
+          columns.insert(c);
+          break;
+        }
+      }
+    }
+    std::map<std::string, std::string> args;
+    for (const auto& c : columns) {
+      args[c] = sql::row_argument(p.columns.size());
+      p.columns.emplace_back(c, column_type(op, c));
+    }
+    for (const auto& [cls, cond] : parsed) {
+      auto e = sql::filter_expression(cond, args);
+      // coarsening() already withdrew SELECT from every class whose filter cannot be rendered
+      add_case(p.cases, e ? *e : "FALSE", class_names(cls->users));
+    }
+    finish_cases(p.cases);
+    std::vector<std::string> parts = {obj.catalog, obj.database, obj.name};
+    for (const auto& [c, t] : p.columns) {
+      parts.push_back(c);
+      parts.push_back(t);
+    }
+    parts.push_back(sql::create_row_policy(p));
+    p.name = plan_.prefix + "p" + hash16(parts);
+    plan_.desired.row_attachments[obj].insert(p.name);
+    plan_.desired.row_policies[p.name] = std::move(p);
   }
 
   // Unlisted names: OWNERSHIP of the names a database may hold means the
@@ -220,6 +423,7 @@ class Renderer {
       if (rule.pattern.schema != "*") databases[rule.pattern.catalog].insert(rule.pattern.schema);
     }
     const std::set<std::size_t> restricted(ps_.create_restricted.begin(), ps_.create_restricted.end());
+    std::map<const UnlistedRule*, std::optional<std::size_t>> creators;  // rule -> interned users
     for (const auto& [catalog, dbs] : databases) {
       for (const auto& db : dbs) {
         const UnlistedRule* rule = nullptr;
@@ -230,11 +434,18 @@ class Renderer {
           }
         }
         if (!rule) continue;
-        const Securable on{Securable::Kind::Database, catalog, db, ""};
-        for (const auto& [u, privs] : rule->access) {
-          if (!privs.has(Privilege::Ownership) || restricted.count(u)) continue;
-          for (const auto& pr : creation_privileges(d_)) items_[{on, pr}].insert(ps_.users[u].engine_name);
+        auto [it, inserted] = creators.try_emplace(rule);
+        if (inserted) {
+          std::vector<std::size_t> users;
+          for (const auto& [u, privs] : rule->access) {
+            if (privs.has(Privilege::Ownership) && !restricted.count(u)) users.push_back(u);
+          }
+          std::sort(users.begin(), users.end());
+          if (!users.empty()) it->second = intern(std::move(users));
         }
+        if (!it->second) continue;
+        const Securable on{Securable::Kind::Database, catalog, db, ""};
+        for (const auto& pr : creation_privileges(d_)) items_[{on, pr}] = *it->second;
       }
     }
   }
@@ -242,23 +453,25 @@ class Renderer {
   // Tables of an external catalog are reachable only with USAGE on the catalog.
   void catalog_usage() {
     if (d_ != Dialect::StarRocks) return;
-    std::map<std::string, std::set<std::string>> users;
-    for (const auto& [key, holders] : items_) {
-      if (key.first.catalog != kInternalCatalog) users[key.first.catalog].insert(holders.begin(), holders.end());
+    std::map<std::string, std::vector<const std::vector<std::size_t>*>> sets;
+    for (const auto& [key, id] : items_) {
+      if (key.first.catalog != kInternalCatalog) sets[key.first.catalog].push_back(sets_[id]);
     }
-    for (const auto& [catalog, holders] : users) {
-      items_[{Securable{Securable::Kind::Catalog, catalog, "", ""}, "USAGE"}] = holders;
+    for (auto& [catalog, lists] : sets) {
+      items_[{Securable{Securable::Kind::Catalog, catalog, "", ""}, "USAGE"}] = union_of(std::move(lists));
     }
   }
 
   void roles() {
-    std::map<std::set<std::string>, std::map<Securable, std::set<std::string>>> by_holders;
-    for (const auto& [key, holders] : items_) by_holders[holders][key.first].insert(key.second);
+    std::map<std::size_t, std::map<Securable, std::set<std::string>>> by_holders;
+    for (const auto& [key, id] : items_) {
+      if (!sets_[id]->empty()) by_holders[id][key.first].insert(key.second);
+    }
     std::map<std::string, std::size_t> per_user;
-    for (auto& [holders, grants] : by_holders) {
-      const std::vector<std::string> members(holders.begin(), holders.end());
+    for (auto& [id, grants] : by_holders) {
+      const std::vector<std::string> members = names(*sets_[id]);
       for (const auto& u : members) ++per_user[u];
-      OwnedState::Role role{std::move(grants), holders};
+      OwnedState::Role role{std::move(grants), std::set<std::string>(members.begin(), members.end())};
       plan_.desired.roles[plan_.prefix + "r" + hash16(members)] = std::move(role);
     }
     // StarRocks caps the roles of one user (FE privilege_max_total_roles_per_user, 64 by default).
@@ -279,29 +492,44 @@ class Renderer {
     }
   }
 
+  static std::string users_text(const std::set<std::string>& users) {
+    std::vector<std::string> u(users.begin(), users.end());
+    return std::to_string(u.size()) + " user" + (u.size() == 1 ? "" : "s") + " (" + join_words(u) + ")";
+  }
+
   void findings() {
-    for (const auto& [obj, users] : policy_coarsened_) {
-      std::vector<std::string> u(users.begin(), users.end());
-      plan_.findings.push_back({Severity::Warning,
-                                "starrocks_policy_coarsened",
-                                obj.str() + " has access-policy masks or row filters for " + std::to_string(u.size()) +
-                                    " user" + (u.size() == 1 ? "" : "s") + " (" + join_words(u) +
-                                    "), which this build does not render for StarRocks: they lose SELECT on the "
-                                    "whole object instead; nothing is dropped",
-                                plan_.profile,
-                                {obj.str()}});
+    const Capabilities& caps = plan_.capabilities;
+    for (const auto& [obj, c] : policy_coarsened_) {
+      std::vector<std::string> cols(c.first.begin(), c.first.end());
+      std::vector<std::string> subjects = {obj.str()};
+      for (const auto& col : cols) subjects.push_back(obj.str() + "." + col);
+      std::vector<std::string> what;
+      if (!cols.empty()) {
+        what.push_back("masks or denied columns on " + join_words(cols) +
+                       (caps.masking_policies ? " (a type tagwarden cannot write into a masking policy)"
+                                              : " (no masking policies on this server)"));
+      }
+      if (filter_coarsened_.count(obj)) {
+        what.push_back(caps.row_access_policies ? "a row filter tagwarden cannot write into a row access policy"
+                                                : "a row filter (no row access policies on this server)");
+      }
+      plan_.findings.push_back({Severity::Warning, "starrocks_policy_coarsened",
+                                obj.str() + " has access policies StarRocks cannot enforce here: " + join_words(what) +
+                                    "; " + users_text(c.second) +
+                                    " lose SELECT on the whole object instead; nothing is dropped",
+                                plan_.profile, subjects});
     }
     for (const auto& [obj, c] : coarsened_) {
       std::vector<std::string> cols(c.first.begin(), c.first.end());
-      std::vector<std::string> users(c.second.begin(), c.second.end());
       std::vector<std::string> subjects = {obj.str()};
       for (const auto& col : cols) subjects.push_back(obj.str() + "." + col);
       plan_.findings.push_back({Severity::Warning, "starrocks_gate_coarsened",
                                 obj.str() + " has gated column" + (cols.size() == 1 ? " " : "s ") + join_words(cols) +
                                     " and this server cannot mask columns (masking policies " +
-                                    (plan_.capabilities.masking_policies ? "cannot type them" : "not available") +
-                                    "): " + std::to_string(users.size()) + " uncleared user" +
-                                    (users.size() == 1 ? "" : "s") + " (" + join_words(users) +
+                                    (caps.masking_policies ? "cannot type them" : "not available") +
+                                    "): " + std::to_string(c.second.size()) + " uncleared user" +
+                                    (c.second.size() == 1 ? "" : "s") + " (" +
+                                    join_words(std::vector<std::string>(c.second.begin(), c.second.end())) +
                                     ") lose SELECT on the whole object instead; nothing is dropped",
                                 plan_.profile, subjects});
     }
@@ -321,13 +549,24 @@ class Renderer {
   const PolicySet& ps_;
   Plan& plan_;
   Dialect d_;
-  Items items_;
-  std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> coarsened_;  // columns, users
-  std::map<Securable, std::set<std::string>> policy_coarsened_;  // users whose masks/filters were coarsened
+  std::map<std::pair<Securable, std::string>, std::size_t> items_;  // (securable, privilege) -> user set id
+  std::map<std::vector<std::size_t>, std::size_t> set_ids_;
+  std::vector<const std::vector<std::size_t>*> sets_;
+  std::map<std::vector<const std::vector<std::size_t>*>, std::size_t> combo_ids_;
+  std::map<const std::vector<std::size_t>*, std::vector<std::string>> name_cache_;
+  std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> coarsened_;         // columns, users
+  std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> policy_coarsened_;  // columns, users
+  std::set<Securable> filter_coarsened_;
   std::map<Securable, std::set<std::string>> unmaskable_;
 };
 
 }  // namespace
+
+std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
+  Coarsening c = coarsening(op, cls, caps);
+  if (c.reason.empty()) return std::nullopt;
+  return CoarsenedRead{std::move(c.reason), std::move(c.columns)};
+}
 
 PlanRender render_plan(const PolicySet& ps, const PlanOptions& options) {
   PlanRender out;
@@ -337,7 +576,7 @@ PlanRender render_plan(const PolicySet& ps, const PlanOptions& options) {
   plan.profile = ps.profile;
   plan.dialect = options.dialect;
   plan.capabilities = options.capabilities;
-  if (plan.dialect == Dialect::MySQL) plan.capabilities.masking_policies = false;
+  if (plan.dialect == Dialect::MySQL) plan.capabilities = {};
   plan.prefix = owner_prefix(ps.profile);
   try {
     Renderer(ps, plan).run();

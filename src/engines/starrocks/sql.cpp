@@ -6,6 +6,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include "tagwarden/compile/access_policies.h"
+
 namespace tw::starrocks::sql {
 namespace {
 
@@ -158,7 +160,7 @@ std::string set_catalog(std::string_view catalog) { return "SET CATALOG " + iden
 std::string create_mask(const MaskPolicy& m) {
   const std::string arg = ident("tw_value");
   return "CREATE MASKING POLICY IF NOT EXISTS " + ident(m.object.database) + "." + ident(m.name) + " AS (" + arg + " " +
-         m.type + ") RETURNS " + m.type + " -> " + mask_body(arg, m.type, m.cleared) + " COMMENT " +
+         m.type + ") RETURNS " + m.type + " -> " + mask_body(arg, m.type, m.cleared, m.masked) + " COMMENT " +
          literal("tagwarden: " + m.object.str() + "." + m.column);
 }
 
@@ -191,15 +193,186 @@ std::string mask_type(std::string_view snapshot_type) {
   return base + args;
 }
 
-std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared) {
-  const std::string masked = "CAST(NULL AS " + std::string(type) + ")";
-  if (cleared.empty()) return masked;
-  // current_user() is the identity 'user'@'host' as text, quotes included.
+namespace {
+
+// current_user() is the identity 'user'@'host' as text, quotes included.
+std::string current_user_in(const std::vector<std::string>& users) {
   std::string in;
-  for (const auto& u : cleared) {
-    in += (in.empty() ? "" : ", ") + literal("'" + u + "'@'" + std::string(kUserHost) + "'");
+  for (const auto& u : users) in += (in.empty() ? "" : ", ") + literal("'" + u + "'@'" + std::string(kUserHost) + "'");
+  return "current_user() IN (" + in + ")";
+}
+
+std::string case_body(const std::vector<PolicyCase>& cases, const std::string& otherwise) {
+  std::string out;
+  for (const auto& c : cases) {
+    if (c.users.empty()) continue;
+    out += " WHEN " + current_user_in(c.users) + " THEN " + c.expression;
   }
-  return "CASE WHEN current_user() IN (" + in + ") THEN " + std::string(argument) + " ELSE " + masked + " END";
+  return out.empty() ? otherwise : "CASE" + out + " ELSE " + otherwise + " END";
+}
+
+bool is_string_type(std::string_view type) {
+  return type.rfind("VARCHAR", 0) == 0 || type.rfind("CHAR", 0) == 0 || type == "STRING";
+}
+
+// A value typed to its column (the compiler's "type"), quoted; nullopt when the column cannot hold it.
+std::optional<std::string> typed_literal(const nlohmann::json& c, const nlohmann::json& v) {
+  if (!c.contains("type")) {
+    if (v.is_string()) return literal(v.get<std::string>());
+    if (v.is_boolean()) return v.get<bool>() ? "TRUE" : "FALSE";
+    if (v.is_number_integer()) return v.dump();
+    if (v.is_number()) return "CAST(" + literal(v.dump()) + " AS DOUBLE)";
+    return std::nullopt;
+  }
+  if (!c["type"].is_string()) return std::nullopt;
+  const std::string type = c["type"].get<std::string>();
+  std::string why;
+  const auto typed = typed_value(type, v, why);
+  if (!typed || *typed != v) return std::nullopt;
+  const std::string sql_type = mask_type(type);
+  switch (literal_kind(type)) {
+    case LiteralKind::String:
+      return literal(v.get<std::string>());
+    case LiteralKind::Boolean:
+      return v.get<bool>() ? "TRUE" : "FALSE";
+    case LiteralKind::Integer:
+      return v.dump();
+    case LiteralKind::Double:
+      if (v.is_number_integer()) return v.dump();
+      return "CAST(" + literal(v.dump()) + " AS DOUBLE)";
+    case LiteralKind::Decimal:
+      if (sql_type.empty()) return std::nullopt;
+      return "CAST(" + literal(v.get<std::string>()) + " AS " + sql_type + ")";
+    case LiteralKind::Date:
+      return "CAST(" + literal(v.get<std::string>()) + " AS DATE)";
+    case LiteralKind::Timestamp:
+      return "CAST(" + literal(v.get<std::string>()) + " AS DATETIME)";
+    case LiteralKind::Time:
+    case LiteralKind::TimestampTz:
+    case LiteralKind::None:
+      break;
+  }
+  return std::nullopt;
+}
+
+void collect_columns(const nlohmann::json& c, std::set<std::string>& out) {
+  if (!c.is_object()) return;
+  for (const char* junction : {"and", "or"}) {
+    if (c.contains(junction)) {
+      for (const auto& part : c[junction]) collect_columns(part, out);
+      return;
+    }
+  }
+  if (c.contains("column") && c["column"].is_string()) out.insert(c["column"].get<std::string>());
+}
+
+}  // namespace
+
+std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared,
+                      const std::vector<PolicyCase>& masked) {
+  std::vector<PolicyCase> cases;
+  if (!cleared.empty()) cases.push_back({std::string(argument), cleared});
+  cases.insert(cases.end(), masked.begin(), masked.end());
+  return case_body(cases, "CAST(NULL AS " + std::string(type) + ")");
+}
+
+std::string mask_expression(MaskKind kind, int visible_chars, std::string_view argument, std::string_view type) {
+  const std::string t(type), v(argument);
+  if (kind == MaskKind::Null || !is_string_type(type)) return "CAST(NULL AS " + t + ")";
+  std::string expr;
+  switch (kind) {
+    case MaskKind::Full:
+      expr = "'****'";
+      break;
+    case MaskKind::Partial: {
+      const std::string n = std::to_string(visible_chars);
+      expr = "CASE WHEN char_length(" + v + ") <= " + n + " THEN '****' ELSE concat('****', right(" + v + ", " + n +
+             ")) END";
+      break;
+    }
+    case MaskKind::Hash:
+      expr = "lower(sha2(" + v + ", 256))";
+      break;
+    case MaskKind::Null:
+      break;
+  }
+  return "CAST(" + expr + " AS " + t + ")";
+}
+
+std::set<std::string> filter_columns(const nlohmann::json& condition) {
+  std::set<std::string> out;
+  collect_columns(condition, out);
+  return out;
+}
+
+std::optional<std::string> filter_expression(const nlohmann::json& c,
+                                             const std::map<std::string, std::string>& arguments) {
+  if (!c.is_object()) return std::nullopt;
+  if (c.contains("true")) return "TRUE";
+  if (c.contains("false")) return "FALSE";
+  for (const char* junction : {"and", "or"}) {
+    if (!c.contains(junction)) continue;
+    std::string out;
+    for (const auto& part : c[junction]) {
+      auto e = filter_expression(part, arguments);
+      if (!e) return std::nullopt;
+      out += (out.empty() ? "" : (std::string(junction) == "and" ? " AND " : " OR ")) + ("(" + *e + ")");
+    }
+    return out.empty() ? std::nullopt : std::optional<std::string>(out);
+  }
+  if (!c.contains("column") || !c["column"].is_string() || !c.contains("op") || !c["op"].is_string())
+    return std::nullopt;
+  auto a = arguments.find(c["column"].get<std::string>());
+  if (a == arguments.end()) return std::nullopt;
+  const std::string col = ident(a->second);
+  const std::string op = c["op"].get<std::string>();
+  if (op == "is_null") return col + " IS NULL";
+  if (op == "is_not_null") return col + " IS NOT NULL";
+  static const std::pair<const char*, const char*> kCompare[] = {{"eq", " = "},   {"ne", " <> "}, {"gt", " > "},
+                                                                 {"gte", " >= "}, {"lt", " < "},  {"lte", " <= "}};
+  for (const auto& [name, sql] : kCompare) {
+    if (op != name) continue;
+    if (!c.contains("value")) return "FALSE";
+    const auto lit = typed_literal(c, c["value"]);
+    return lit ? col + sql + *lit : "FALSE";  // a value the column cannot hold: no rows (fail closed)
+  }
+  if (op != "in" && op != "not_in") return std::nullopt;
+  if (!c.contains("values") || !c["values"].is_array()) return "FALSE";
+  const auto& values = c["values"];
+  if (values.empty()) return op == "in" ? "FALSE" : "TRUE";
+  std::string list;
+  for (const auto& v : values) {
+    const auto lit = typed_literal(c, v);
+    if (!lit) return "FALSE";  // never drop one value: for not_in that would widen
+    list += (list.empty() ? "" : ", ") + *lit;
+  }
+  return col + (op == "in" ? " IN (" : " NOT IN (") + list + ")";
+}
+
+std::string row_argument(std::size_t i) { return "tw_a" + std::to_string(i); }
+
+std::string create_row_policy(const RowPolicy& p) {
+  std::string args;
+  for (std::size_t i = 0; i < p.columns.size(); ++i) {
+    args += (args.empty() ? "" : ", ") + ident(row_argument(i)) + " " + p.columns[i].second;
+  }
+  return "CREATE ROW ACCESS POLICY IF NOT EXISTS " + ident(p.object.database) + "." + ident(p.name) + " AS (" + args +
+         ") RETURNS BOOLEAN -> " + case_body(p.cases, "FALSE") + " COMMENT " + literal("tagwarden: " + p.object.str());
+}
+
+std::string drop_row_policy(const Securable& object, std::string_view policy) {
+  return "DROP ROW ACCESS POLICY IF EXISTS " + ident(object.database) + "." + ident(policy);
+}
+
+std::string add_row_policy(const RowPolicy& p) {
+  std::string on;
+  for (const auto& [column, type] : p.columns) on += (on.empty() ? "" : ", ") + ident(column);
+  return alter_object(p.object) + " ADD ROW ACCESS POLICY " + ident(p.object.database) + "." + ident(p.name) + " ON (" +
+         on + ")";
+}
+
+std::string remove_row_policy(const Securable& object, std::string_view policy) {
+  return alter_object(object) + " DROP ROW ACCESS POLICY " + ident(object.database) + "." + ident(policy);
 }
 
 }  // namespace tw::starrocks::sql

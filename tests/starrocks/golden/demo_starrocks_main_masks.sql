@@ -4,9 +4,9 @@ CREATE ROLE IF NOT EXISTS `tw_6d493479_r20b872e41ee6e331`;
 CREATE ROLE IF NOT EXISTS `tw_6d493479_r3b2473a8305b0fb9`;
 CREATE ROLE IF NOT EXISTS `tw_6d493479_rba5ee4aa79a9e722`;
 CREATE ROLE IF NOT EXISTS `tw_6d493479_rfb332d738bf7278d`;
-CREATE MASKING POLICY IF NOT EXISTS `finance`.`tw_6d493479_m6aa11d7cef0a70fb` AS (`tw_value` VARCHAR(65533)) RETURNS VARCHAR(65533) -> CASE WHEN current_user() IN ('''farid.haddad''@''%''') THEN `tw_value` ELSE CAST(NULL AS VARCHAR(65533)) END COMMENT 'tagwarden: default_catalog.finance.customers.iban';
+CREATE MASKING POLICY IF NOT EXISTS `finance`.`tw_6d493479_mad05c9ae58697295` AS (`tw_value` VARCHAR(65533)) RETURNS VARCHAR(65533) -> CASE WHEN current_user() IN ('''farid.haddad''@''%''') THEN `tw_value` ELSE CAST(NULL AS VARCHAR(65533)) END COMMENT 'tagwarden: default_catalog.finance.customers.iban';
 -- tighten
-ALTER TABLE `finance`.`customers` MODIFY COLUMN `iban` SET MASKING POLICY `finance`.`tw_6d493479_m6aa11d7cef0a70fb`;
+ALTER TABLE `finance`.`customers` MODIFY COLUMN `iban` SET MASKING POLICY `finance`.`tw_6d493479_mad05c9ae58697295`;
 -- widen
 GRANT INSERT, UPDATE, DELETE ON TABLE `finance`.`audit_log` TO ROLE `tw_6d493479_r1682673098ce6d56`;
 GRANT INSERT, UPDATE, DELETE ON TABLE `finance`.`customers` TO ROLE `tw_6d493479_r20b872e41ee6e331`;

@@ -5,18 +5,22 @@
 // live server instead.
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tagwarden/compile/policy_set.h"
 
 namespace tw::starrocks {
 
 struct ArtifactText {
-  std::string text;            ///< the SQL script, translation findings as comments at the top
-  std::size_t statements = 0;  ///< statements, SET CATALOG not counted
-  std::string error;           ///< set when the PolicySet cannot be rendered
+  std::string text;               ///< the SQL script, translation findings as comments at the top
+  std::size_t statements = 0;     ///< statements, SET CATALOG not counted
+  std::string error;              ///< set when the PolicySet cannot be rendered
+  std::vector<Finding> findings;  ///< translation findings (coarsening), also reported by compile
 };
 
-/// Pure; the same PolicySet gives the same bytes.
-ArtifactText render_artifact(const PolicySet& ps);
+/// Pure; the same PolicySet gives the same bytes. `masking` is the profile's key: "on" assumes a
+/// server with masking and row access policies; "auto" (no server to probe) and "off" assume none.
+ArtifactText render_artifact(const PolicySet& ps, std::string_view masking = "auto");
 
 }  // namespace tw::starrocks

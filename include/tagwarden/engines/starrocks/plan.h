@@ -9,6 +9,7 @@
 // (tighten before widen), both pure functions of their inputs.
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -36,9 +37,15 @@ inline constexpr std::string_view kUserHost = "%";
 
 /// What the server can do, probed when connecting; a plan made without a server assumes nothing.
 struct Capabilities {
-  bool masking_policies = false;  ///< CREATE MASKING POLICY / SET MASKING POLICY are implemented
+  bool masking_policies = false;     ///< CREATE MASKING POLICY / SET MASKING POLICY are implemented
+  bool row_access_policies = false;  ///< CREATE ROW ACCESS POLICY / ADD ROW ACCESS POLICY are implemented
   auto operator<=>(const Capabilities&) const = default;
 };
+
+/// What a plan made without a server assumes from a profile's `masking` key: "on" = the server
+/// implements masking and row access policies; "auto" and "off" = it does not (gated columns,
+/// masks and row filters coarsen).
+Capabilities compile_time_capabilities(std::string_view masking);
 
 /// What a grant is on. Catalog: USAGE on an external catalog; Database: CREATE ... ON DATABASE.
 struct Securable {
@@ -52,14 +59,32 @@ struct Securable {
   std::string str() const;
 };
 
-/// One column masking policy: the real value for the cleared users, NULL for everyone else.
+/// Users (engine names, sorted) who get one expression in a policy body.
+struct PolicyCase {
+  std::string expression;  ///< SQL over the policy's arguments
+  std::vector<std::string> users;
+  bool operator==(const PolicyCase&) const = default;
+};
+
+/// One column masking policy: the real value for the cleared users, each masked class's
+/// effective mask for its users, NULL for everyone else (uncleared, denied, unknown users).
 struct MaskPolicy {
   std::string name;                  ///< policy name, created in the object's database
   Securable object;                  ///< Table, View or MaterializedView
   std::string column;                ///< engine column name
   std::string type;                  ///< SQL type of the column (and of the policy's argument and result)
-  std::vector<std::string> cleared;  ///< engine user names, sorted
+  std::vector<std::string> cleared;  ///< engine user names reading the value, sorted
+  std::vector<PolicyCase> masked;    ///< mask expressions over `tw_value`, each with its users
   bool operator==(const MaskPolicy&) const = default;
+};
+
+/// One row access policy per table: per class of readers their ANDed filter, FALSE for everyone else.
+struct RowPolicy {
+  std::string name;                                          ///< created in the object's database
+  Securable object;                                          ///< Table, View or MaterializedView
+  std::vector<std::pair<std::string, std::string>> columns;  ///< column -> SQL type; argument i is `tw_aI`
+  std::vector<PolicyCase> cases;                             ///< boolean expressions over the arguments
+  bool operator==(const RowPolicy&) const = default;
 };
 
 using ColumnRef = std::pair<Securable, std::string>;
@@ -71,9 +96,11 @@ struct OwnedState {
     std::set<std::string> members;                      ///< engine user names
     bool operator==(const Role&) const = default;
   };
-  std::map<std::string, Role> roles;             ///< by role name (all start with the plan's prefix)
-  std::map<std::string, MaskPolicy> masks;       ///< by policy name; live entries know name and object only
-  std::map<ColumnRef, std::string> attachments;  ///< column -> the owned policy attached to it
+  std::map<std::string, Role> roles;              ///< by role name (all start with the plan's prefix)
+  std::map<std::string, MaskPolicy> masks;        ///< by policy name; live entries know name and object only
+  std::map<ColumnRef, std::string> attachments;   ///< column -> the owned policy attached to it
+  std::map<std::string, RowPolicy> row_policies;  ///< by policy name; live entries know name and object only
+  std::map<Securable, std::set<std::string>> row_attachments;  ///< object -> owned row access policies on it
   bool operator==(const OwnedState&) const = default;
 };
 
@@ -86,11 +113,21 @@ struct Plan {
   OwnedState desired;
   std::vector<std::string> users;  ///< every engine user of the PolicySet, sorted
   std::vector<Securable> objects;  ///< the listed objects, sorted
-  /// What each engine user should hold on each listed object (engine privilege names); drift is judged against it.
-  std::map<std::string, std::map<Securable, std::set<std::string>>> intended;
-  /// Why a user holds less than granted on an object, for drift messages.
-  std::map<std::pair<std::string, Securable>, std::string> withheld;
-  std::vector<Finding> findings;  ///< coarsening and other translation warnings
+  /// What one access class of an object should hold (engine privilege names) and why it holds less than
+  /// granted. Kept per class, never per user: the plan grows with objects x classes.
+  struct Holding {
+    std::shared_ptr<const std::vector<std::size_t>> users;  ///< indices into user_names, sorted
+    std::set<std::string> privileges;
+    std::string withheld;  ///< empty when nothing granted is withheld
+  };
+  std::vector<std::string> user_names;               ///< engine user by PolicySet user index
+  std::map<Securable, std::vector<Holding>> access;  ///< per listed object; drift is judged against it
+  std::vector<Finding> findings;                     ///< coarsening and other translation warnings
+
+  /// The holding of engine user `user` on `object`, or nullptr (no grant).
+  const Holding* holding(const std::string& user, const Securable& object) const;
+  /// user -> object -> privileges, materialized (tests and small plans only: users x objects).
+  std::map<std::string, std::map<Securable, std::set<std::string>>> intended() const;
 };
 
 struct PlanOptions {
@@ -105,6 +142,16 @@ struct PlanRender {
 
 /// Translates; decides nothing. Pure: the same PolicySet and options give the same Plan.
 PlanRender render_plan(const PolicySet& ps, const PlanOptions& options = {});
+
+/// Why a class of readers loses SELECT on the whole object on a server with `caps` (coarsened: its
+/// gated, denied or masked columns cannot be masked there, or its row filter cannot be enforced),
+/// with the columns concerned; nullopt when the server enforces its access as is. render_plan and
+/// explain share it.
+struct CoarsenedRead {
+  std::string reason;
+  std::vector<std::string> columns;
+};
+std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps);
 
 /// The owned-name prefix of a profile: tw_ + 8 hex digits of its name + _.
 std::string owner_prefix(std::string_view profile);
@@ -128,6 +175,20 @@ struct LiveState {
   std::optional<std::set<std::string>> users;  ///< engine users that exist (host %); nullopt = unknown, assume all
   std::set<ColumnRef> foreign_masks;           ///< columns carrying a masking policy tagwarden does not own
 };
+
+/// Pure parsers of what a StarRocks server answers, unit-tested with recorded rows.
+/// SHOW MASKING POLICIES / SHOW ROW ACCESS POLICIES [FROM db]: columns Name, Type, Catalog, Database;
+/// returns the names starting with `prefix`.
+std::vector<std::string> parse_policy_names(const std::vector<std::vector<std::optional<std::string>>>& rows,
+                                            std::string_view prefix);
+/// SHOW CREATE TABLE|VIEW|MATERIALIZED VIEW text: the masking policy of each column
+/// (`... WITH MASKING POLICY p` on a column line) and the row access policies of the object
+/// (`WITH ROW ACCESS POLICY p [ON (...)]`), policy names without their database qualifier.
+struct PolicyAttachments {
+  std::vector<std::pair<std::string, std::string>> masks;  ///< column -> policy
+  std::vector<std::string> row_policies;
+};
+PolicyAttachments parse_policy_attachments(std::string_view create_text);
 
 /// The ordered statements taking `live` to plan.desired: empty when they agree.
 /// Order: prepare (create roles and policies), tighten (attach masks, revoke

@@ -4,6 +4,9 @@
 // in backticks (backticks doubled), user names as string literals (quote and
 // backslash escaped). No name from a snapshot reaches SQL any other way.
 
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,7 +51,31 @@ std::string unset_mask(const ColumnRef& column);
 /// The SQL type a snapshot column type renders to in a masking policy, or "" when it cannot be rendered safely.
 std::string mask_type(std::string_view snapshot_type);
 
-/// The body of a mask: the column's value for the cleared users, a typed NULL for everyone else.
-std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared);
+/// The body of a mask: the column's value for the cleared users, each case's expression for its
+/// users, a typed NULL for everyone else (current_user() compared with quoted 'user'@'%' literals).
+std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared,
+                      const std::vector<PolicyCase>& masked = {});
+
+/// The StarRocks expression of one effective mask over `argument` of SQL type `type` (from
+/// mask_type): full '****', partial '****' + the last N characters (N or fewer: fully masked),
+/// hash lower-case SHA-256 hex of the UTF-8 value, null; non-string types become a typed NULL.
+/// Always cast to `type`, which StarRocks requires of a policy's result.
+std::string mask_expression(MaskKind kind, int visible_chars, std::string_view argument, std::string_view type);
+
+/// A canonical row-filter condition (PolicySet JSON) as a StarRocks boolean expression. Columns
+/// are replaced by their policy argument (`arguments`: column -> argument name); every value is a
+/// literal typed to its column and quoted. nullopt when a column has no argument (not renderable).
+std::optional<std::string> filter_expression(const nlohmann::json& condition,
+                                             const std::map<std::string, std::string>& arguments);
+/// The columns a canonical condition reads, sorted.
+std::set<std::string> filter_columns(const nlohmann::json& condition);
+
+/// StarRocks only: row access policies.
+std::string create_row_policy(const RowPolicy& p);
+std::string drop_row_policy(const Securable& object, std::string_view policy);
+std::string add_row_policy(const RowPolicy& p);
+std::string remove_row_policy(const Securable& object, std::string_view policy);
+/// The argument name of a row policy's i-th column.
+std::string row_argument(std::size_t i);
 
 }  // namespace tw::starrocks::sql

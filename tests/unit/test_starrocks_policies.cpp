@@ -1,0 +1,311 @@
+// Access-policy masks and row filters on StarRocks: rendered as masking and
+// row access policies where the server has them, coarsened (never dropped)
+// with a finding where it does not; the parsers of what the server answers
+// about policies (recorded rows); the diff order of policy changes; compile
+// and explain surfacing the coarsening.
+
+#include <algorithm>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "../starrocks/sr_test_helpers.h"
+#include "tagwarden/compile/explain.h"
+#include "tagwarden/engines/registry.h"
+#include "tagwarden/engines/starrocks/plan.h"
+#include "tagwarden/engines/starrocks/sql.h"
+
+using namespace srtest;
+namespace sr = tw::starrocks;
+using nlohmann::json;
+
+namespace {
+
+// o'brien\ has a partial mask on iban and a row filter bound to a hostile attribute; ana is exempt
+// from both; hash for bob; a PII clearance on ssn that only ana holds.
+const char* kSnapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: "o'brien\\", attributes: {region: "EU' OR 1=1 --\\"}}
+  - {name: ana, attributes: {region: US}}
+  - {name: bob, attributes: {region: EU}}
+roles: [analyst, steward, hashed]
+role_assignments:
+  - {role: analyst, user: "o'brien\\"}
+  - {role: analyst, user: ana}
+  - {role: analyst, user: bob}
+  - {role: steward, user: ana}
+  - {role: hashed, user: bob}
+classifications:
+  - {name: PII, clearance: [{type: role, name: steward}]}
+objects:
+  - name: c.s.customers
+    kind: table
+    columns:
+      - {name: id, type: bigint}
+      - {name: "ib`an", type: varchar}
+      - {name: region, type: varchar(8)}
+      - {name: ssn, type: varchar, tags: [PII]}
+      - {name: born, type: date}
+  - name: c.s.plain
+    kind: table
+    columns:
+      - {name: id, type: bigint}
+grants:
+  - {principal: {role: analyst}, object: "c.s.*", privileges: [SELECT]}
+policies:
+  - {name: part, type: column_mask, mask: partial, visible_chars: 4, scope: {column: "c.s.customers.ib`an"},
+     exempt: {roles: [steward]}}
+  - {name: hash_it, type: column_mask, mask: hash, scope: {column: "c.s.customers.ib`an"}, applies_to: {roles: [hashed]}}
+  - {name: born_full, type: column_mask, mask: full, scope: {column: c.s.customers.born}, applies_to: {roles: [hashed]}}
+  - {name: rows, type: row_filter, scope: {object: c.s.customers}, exempt: {roles: [steward]},
+     condition: {column: region, op: eq, value: {"$user": "attributes.region"}}}
+)";
+
+tw::Profile sr_profile(const std::string& masking = "auto") {
+  tw::Profile p;
+  p.name = "srp";
+  p.engine = tw::Engine::StarRocks;
+  p.catalogs = {"c"};
+  p.catalog_map = {{"c", "default_catalog"}};
+  p.masking = masking;
+  return p;
+}
+
+Securable customers() { return {Securable::Kind::Table, "default_catalog", "s", "customers"}; }
+
+void check_quoting(const std::vector<sr::Statement>& statements) {
+  static const std::regex bare(R"(^[A-Za-z0-9_(),.*@;=<>-]+$)");
+  for (const auto& s : statements) {
+    for (const auto& t : tokenize(s.sql)) {
+      if (t.kind != Token::Kind::Bare) continue;
+      INFO(s.sql << "\nbare token: " << t.text);
+      CHECK(std::regex_match(t.text, bare));
+    }
+  }
+}
+
+bool has_string(const std::vector<sr::Statement>& statements, const std::string& text) {
+  for (const auto& s : statements) {
+    for (const auto& t : tokenize(s.sql)) {
+      if (t.kind == Token::Kind::String && t.text == text) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("starrocks policies: masks and row filters become StarRocks policies where the server has them") {
+  auto m = model_from_text(kSnapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+  const auto e = on_objects(effective(plan.desired));
+  // Nobody is coarsened: every reader keeps SELECT, the policies do the rest.
+  for (const char* u : {"o'brien\\", "ana", "bob"}) CHECK(e.at(u).at(customers()) == std::set<std::string>{"SELECT"});
+  CHECK(plan.findings.empty());
+
+  const auto policy_of = [&](const std::string& column) -> const sr::MaskPolicy& {
+    return plan.desired.masks.at(plan.desired.attachments.at({customers(), column}));
+  };
+  SECTION("one masking policy per column: value, each class's mask, NULL for the rest") {
+    CHECK(plan.desired.masks.size() == 3);  // ib`an (masks), ssn (clearance), born (mask)
+    const auto& iban = policy_of("ib`an");
+    CHECK(iban.cleared == std::vector<std::string>{"ana"});
+    REQUIRE(iban.masked.size() == 2);
+    const std::string sql = sr::sql::create_mask(iban);
+    CHECK(sql.find("lower(sha2(`tw_value`, 256))") != std::string::npos);
+    CHECK(
+        sql.find("CASE WHEN char_length(`tw_value`) <= 4 THEN '****' ELSE concat('****', right(`tw_value`, 4)) END") !=
+        std::string::npos);
+    CHECK(sql.find("ELSE CAST(NULL AS VARCHAR(65533)) END") != std::string::npos);
+    CHECK(sql.find("'''o''brien\\\\''@''%'''") != std::string::npos);  // 'o''brien\'@'%' as a literal
+    const auto& ssn = policy_of("ssn");
+    CHECK(ssn.cleared == std::vector<std::string>{"ana"});  // uncleared: NULL
+    CHECK(ssn.masked.empty());
+    const auto& born = policy_of("born");
+    REQUIRE(born.masked.size() == 1);
+    CHECK(born.masked[0].expression == "CAST(NULL AS DATE)");  // a mask on a date is a typed NULL
+    CHECK(born.masked[0].users == std::vector<std::string>{"bob"});
+  }
+  SECTION("one row access policy per table: each class's filter, literals quoted, FALSE for the rest") {
+    REQUIRE(plan.desired.row_policies.size() == 1);
+    const auto& p = plan.desired.row_policies.begin()->second;
+    CHECK(p.object == customers());
+    REQUIRE(p.columns.size() == 1);
+    CHECK(p.columns[0] == std::make_pair(std::string("region"), std::string("VARCHAR(8)")));
+    const std::string sql = sr::sql::create_row_policy(p);
+    CHECK(sql.rfind("CREATE ROW ACCESS POLICY IF NOT EXISTS `s`.`" + plan.prefix + "p", 0) == 0);
+    CHECK(sql.find("AS (`tw_a0` VARCHAR(8)) RETURNS BOOLEAN -> CASE WHEN") != std::string::npos);
+    CHECK(sql.find("THEN `tw_a0` = 'EU'' OR 1=1 --\\\\'") != std::string::npos);
+    CHECK(sql.find("THEN TRUE") != std::string::npos);  // ana: exempt, every row
+    CHECK(sql.find("ELSE FALSE END") != std::string::npos);
+    CHECK(sr::sql::add_row_policy(p) ==
+          "ALTER TABLE `s`.`customers` ADD ROW ACCESS POLICY `s`.`" + p.name + "` ON (`region`)");
+  }
+  SECTION("every statement quotes every name and value") {
+    const auto statements = sr::diff_statements(plan, {});
+    check_quoting(statements);
+    CHECK(has_string(statements, "EU' OR 1=1 --\\"));
+    CHECK(has_string(statements, "'o'brien\\'@'%'"));
+    // attach before any grant: a reader never holds SELECT on an unmasked column
+    std::size_t first_grant = statements.size(), last_attach = 0;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      const auto& s = statements[i].sql;
+      if (s.rfind("GRANT ", 0) == 0) first_grant = std::min(first_grant, i);
+      if (s.find("SET MASKING POLICY") != std::string::npos || s.find("ADD ROW ACCESS POLICY") != std::string::npos)
+        last_attach = i;
+    }
+    CHECK(last_attach < first_grant);
+  }
+  SECTION("{false:true} renders FALSE and still needs one argument") {
+    json cond = {{"false", true}};
+    CHECK(sr::sql::filter_expression(cond, {}) == std::optional<std::string>("FALSE"));
+    CHECK(sr::sql::filter_expression(json{{"column", "x"}, {"op", "eq"}, {"value", 1}}, {}) == std::nullopt);
+    CHECK(sr::sql::filter_expression(json{{"column", "x"}, {"op", "in"}, {"values", json::array()}}, {{"x", "a"}}) ==
+          std::optional<std::string>("FALSE"));
+    CHECK(sr::sql::filter_expression(json{{"column", "x"}, {"op", "not_in"}, {"values", {"a'b", "c\\"}}},
+                                     {{"x", "tw_a0"}}) ==
+          std::optional<std::string>("`tw_a0` NOT IN ('a''b', 'c\\\\')"));
+  }
+}
+
+TEST_CASE("starrocks policies: without masking or row access policies, coarsen and say so") {
+  auto m = model_from_text(kSnapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const sr::Plan plan = plan_ok(ps);
+  const auto e = on_objects(effective(plan.desired));
+  // o'brien and bob have masks and a row filter: coarsened; ana is cleared and exempt: keeps SELECT.
+  CHECK(e.at("ana").at(customers()) == std::set<std::string>{"SELECT"});
+  CHECK_FALSE((e.count("bob") && e.at("bob").count(customers())));
+  CHECK_FALSE((e.count("o'brien\\") && e.at("o'brien\\").count(customers())));
+  CHECK(plan.desired.masks.empty());
+  CHECK(plan.desired.row_policies.empty());
+  const auto f = std::find_if(plan.findings.begin(), plan.findings.end(),
+                              [](const tw::Finding& x) { return x.code == "starrocks_policy_coarsened"; });
+  REQUIRE(f != plan.findings.end());
+  CHECK(f->severity == tw::Severity::Warning);
+  CHECK(f->message.find("default_catalog.s.customers") != std::string::npos);
+  CHECK(f->message.find("ib`an") != std::string::npos);
+  CHECK(f->message.find("row filter") != std::string::npos);
+  CHECK(std::find(f->subjects.begin(), f->subjects.end(), "default_catalog.s.customers.ib`an") != f->subjects.end());
+  const auto* h = plan.holding("bob", customers());
+  REQUIRE(h);
+  CHECK(h->withheld.find("cannot be masked on this server") != std::string::npos);
+
+  SECTION("masks without row access policies: only the filtered classes coarsen") {
+    const sr::Plan half = plan_ok(ps, {sr::Dialect::StarRocks, {true, false}});
+    CHECK_FALSE(half.desired.masks.empty());
+    CHECK(half.desired.row_policies.empty());
+    const auto he = on_objects(effective(half.desired));
+    CHECK_FALSE((he.count("bob") && he.at("bob").count(customers())));  // bob has the row filter too
+  }
+}
+
+TEST_CASE("starrocks policies: compile reports the coarsening as a finding, explain says why SELECT is withheld") {
+  auto m = model_from_text(kSnapshot);
+  SECTION("build_profile: masking auto (no server) coarsens, with the finding in compile.findings") {
+    tw::ProfileBuild b = tw::build_profile(*m, sr_profile("auto"));
+    REQUIRE(b.artifact);
+    CHECK(std::any_of(b.compile.findings.begin(), b.compile.findings.end(),
+                      [](const tw::Finding& f) { return f.code == "starrocks_policy_coarsened"; }));
+    CHECK(b.artifact->bytes.find("ADD ROW ACCESS POLICY") == std::string::npos);
+  }
+  SECTION("build_profile: masking on renders policies, no coarsening") {
+    tw::ProfileBuild b = tw::build_profile(*m, sr_profile("on"));
+    REQUIRE(b.artifact);
+    CHECK(std::none_of(b.compile.findings.begin(), b.compile.findings.end(),
+                       [](const tw::Finding& f) { return f.code == "starrocks_policy_coarsened"; }));
+    CHECK(b.artifact->bytes.find("ADD ROW ACCESS POLICY") != std::string::npos);
+    CHECK(b.artifact->bytes.find("CREATE MASKING POLICY") != std::string::npos);
+  }
+  SECTION("explain --user bob on a StarRocks profile") {
+    const auto ps = compile_ok(*m, sr_profile());
+    const auto e = tw::explain_user(*m, {ps}, "bob", {}, {sr_profile("auto")});
+    REQUIRE(e.profiles.size() == 1);
+    const auto& refusals = e.profiles[0].refusals;
+    auto r = std::find_if(refusals.begin(), refusals.end(),
+                          [](const tw::Refusal& x) { return x.object == "default_catalog.s.customers"; });
+    REQUIRE(r != refusals.end());
+    CHECK(std::find(r->withheld.begin(), r->withheld.end(), "SELECT") != r->withheld.end());
+    CHECK(r->engine_note.find("cannot be masked on this server") != std::string::npos);
+    const std::string text = tw::to_text(e);
+    CHECK(text.find("withheld: SELECT") != std::string::npos);
+    const auto on = tw::explain_user(*m, {ps}, "bob", {}, {sr_profile("on")});
+    for (const auto& x : on.profiles[0].refusals) CHECK(x.engine_note.empty());
+  }
+}
+
+TEST_CASE("starrocks policies: parsing what the server answers (recorded rows)") {
+  using Row = std::vector<std::optional<std::string>>;
+  SECTION("SHOW MASKING POLICIES / SHOW ROW ACCESS POLICIES: Name, Type, Catalog, Database") {
+    const std::vector<Row> rows = {{"tw_1234abcd_m00ff", "MASKING", "default_catalog", "s"},
+                                   {"other_policy", "MASKING", "default_catalog", "s"},
+                                   {"tw_1234abcd_p0001", "ROW ACCESS", "default_catalog", "s"},
+                                   {std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+                                   {"tw_99999999_m0001", "MASKING", "default_catalog", "s"}};
+    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_m") == std::vector<std::string>{"tw_1234abcd_m00ff"});
+    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_p") == std::vector<std::string>{"tw_1234abcd_p0001"});
+    CHECK(sr::parse_policy_names({}, "tw_").empty());
+  }
+  SECTION("SHOW CREATE TABLE: column masks and row access policies") {
+    const std::string ddl =
+        "CREATE TABLE `customers` (\n"
+        "  `id` bigint(20) NULL COMMENT \"\",\n"
+        "  `ib``an` varchar(65533) NULL WITH MASKING POLICY `s`.`tw_1234abcd_m00ff` COMMENT \"\",\n"
+        "  `ssn` varchar(65533) NULL WITH MASKING POLICY s.foreign_mask,\n"
+        "  `region` varchar(8) NULL\n"
+        ") ENGINE=OLAP\n"
+        "DUPLICATE KEY(`id`)\n"
+        "WITH ROW ACCESS POLICY `s`.`tw_1234abcd_p0001` ON (`region`)\n"
+        "WITH ROW ACCESS POLICY other_db.`rap``x`\n"
+        "DISTRIBUTED BY HASH(`id`) BUCKETS 1\n"
+        "PROPERTIES (\"replication_num\" = \"1\");";
+    const auto a = sr::parse_policy_attachments(ddl);
+    REQUIRE(a.masks.size() == 2);
+    CHECK(a.masks[0] == std::make_pair(std::string("ib`an"), std::string("tw_1234abcd_m00ff")));
+    CHECK(a.masks[1] == std::make_pair(std::string("ssn"), std::string("foreign_mask")));
+    CHECK(a.row_policies == std::vector<std::string>{"tw_1234abcd_p0001", "rap`x"});
+    CHECK(sr::parse_policy_attachments("CREATE TABLE `t` (\n  `id` bigint\n)").masks.empty());
+  }
+}
+
+TEST_CASE("starrocks policies: a changed row filter is added before grants and the old one removed after") {
+  auto m = model_from_text(kSnapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+  sr::LiveState live;
+  live.owned = plan.desired;
+  // the server holds an older row policy on customers and bob's role is not yet granted
+  const std::string old_name = plan.prefix + "pold";
+  live.owned.row_policies.clear();
+  live.owned.row_attachments.clear();
+  live.owned.row_policies[old_name] = sr::RowPolicy{old_name, customers(), {}, {}};
+  live.owned.row_attachments[customers()] = {old_name};
+  for (auto& [name, role] : live.owned.roles) role.members.erase("bob");
+  const auto statements = sr::diff_statements(plan, live);
+  auto index = [&](const std::string& needle) {
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      if (statements[i].sql.find(needle) != std::string::npos) return static_cast<long>(i);
+    }
+    return -1L;
+  };
+  const long create = index("CREATE ROW ACCESS POLICY"), add = index("ADD ROW ACCESS POLICY"),
+             grant = index("TO USER 'bob'"), remove = index("DROP ROW ACCESS POLICY `s`.`" + old_name),
+             drop = index("DROP ROW ACCESS POLICY IF EXISTS `s`.`" + old_name);
+  REQUIRE(create >= 0);
+  REQUIRE(add >= 0);
+  REQUIRE(grant >= 0);
+  REQUIRE(remove >= 0);
+  REQUIRE(drop >= 0);
+  CHECK(create < add);
+  CHECK(add < grant);     // the new filter is in force before bob may read
+  CHECK(grant < remove);  // while both are attached, readers see rows both allow
+  CHECK(remove < drop);
+  CHECK(statements[static_cast<std::size_t>(add)].phase == sr::Phase::Tighten);
+  CHECK(statements[static_cast<std::size_t>(remove)].phase == sr::Phase::Widen);
+  live.owned = plan.desired;
+  CHECK(sr::diff_statements(plan, live).empty());
+}
