@@ -18,7 +18,8 @@ into classes. Built from the PolicySet (`tagwarden compile --emit-policyset`):
   copied from the real rules.json.
 
 Mask and filter expressions are the real renderer's text: each user's expression is taken from
-the real rule that names that user on that object, so the SQL is byte-identical; privileges
+the real rule that names that user on that object (or the object's last rule, which names no
+user and carries its largest group), so the SQL is byte-identical; privileges
 and refused columns come from the PolicySet and are checked against that rule (mismatches are
 counted and reported in the summary line, they should be 0).
 
@@ -99,12 +100,17 @@ def main():
 
     # real object rules: (catalog, schema, table) -> {engine user -> rule}
     per_object = {}
+    fallback = {}  # an object's last rule naming no user (its largest group, or a plain deny)
     fixed_tail = []
     for r in real["tables"]:
         if "user" not in r and "table" not in r:
             fixed_tail.append(r)
             continue
-        if "table" not in r or "user" not in r:
+        if "table" not in r:
+            continue
+        if "user" not in r:
+            for key in keys_of(r):
+                fallback.setdefault(key, r)
             continue
         users = unanchor(r["user"])
         for key in keys_of(r):
@@ -119,6 +125,7 @@ def main():
         cat, schema, table = o["engine_name"].split(".", 2)
         where = {"catalog": f"^{esc(cat)}$", "schema": f"^{esc(schema)}$", "table": f"^{esc(table)}$"}
         classes = per_object.get((cat, schema, table), {})
+        default = fallback.get((cat, schema, table))
         for d in o["decisions"]:
             privs = d.get("privileges") or []
             if not privs:
@@ -126,7 +133,7 @@ def main():
             user = eu(d["user"])
             rule = {"user": f"^{esc(user)}$", **where, "privileges": privs}
             denied = d.get("denied_columns") or []
-            src = classes.get(user)
+            src = classes.get(user, default)
             real_cols = {c["name"]: c for c in (src or {}).get("columns", [])}
             cols = [{"name": c, "allow": False} for c in denied]
             for m in d.get("masks") or []:
