@@ -33,6 +33,7 @@ import re
 import sys
 
 _UNESC = re.compile(r"\\(.)")
+_PART = re.compile(r"(?:\\.|[^|\\])+")
 
 
 def unanchor(rx):
@@ -42,21 +43,8 @@ def unanchor(rx):
     body = rx[1:-1] if rx.startswith("^") and rx.endswith("$") else rx
     if body.startswith("(?:") and body.endswith(")"):
         body = body[3:-1]
-    # split on unescaped '|'
-    parts, cur, i = [], [], 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            cur.append(body[i:i + 2])
-            i += 2
-            continue
-        if ch == "|":
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-        i += 1
-    parts.append("".join(cur))
+    # split on unescaped '|' (an escape is a backslash and the next character)
+    parts = _PART.findall(body) or [""]
     return [_UNESC.sub(r"\1", p) for p in parts]
 
 

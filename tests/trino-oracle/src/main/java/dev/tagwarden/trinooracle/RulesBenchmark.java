@@ -53,7 +53,7 @@ final class RulesBenchmark
             throws IOException
     {
         if (args.length < 2) {
-            System.err.println("usage: trino-oracle --bench RULES_JSON SAMPLES_JSONL [--loads N] [--warmup N] [--rounds N] [--max-seconds S] [--decisions FILE]");
+            System.err.println("usage: trino-oracle --bench RULES_JSON SAMPLES_JSONL [--loads N] [--warmup N] [--rounds N] [--max-seconds S] [--decisions FILE] [--decision-samples N]");
             return 2;
         }
         Path rules = Path.of(args[0]).toAbsolutePath();
@@ -63,6 +63,7 @@ final class RulesBenchmark
         int rounds = 5;
         double maxSeconds = 60;
         Path decisionsOut = null;
+        int decisionSamples = Integer.MAX_VALUE;
         for (int i = 2; i < args.length; i++) {
             switch (args[i]) {
                 case "--loads" -> loads = Integer.parseInt(args[++i]);
@@ -70,6 +71,7 @@ final class RulesBenchmark
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--max-seconds" -> maxSeconds = Double.parseDouble(args[++i]);
                 case "--decisions" -> decisionsOut = Path.of(args[++i]);
+                case "--decision-samples" -> decisionSamples = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("unknown option " + args[i]);
                     return 2;
@@ -159,7 +161,8 @@ final class RulesBenchmark
         int masks = 0;
         int filters = 0;
         BufferedWriter decisions = decisionsOut == null ? null : Files.newBufferedWriter(decisionsOut, StandardCharsets.UTF_8);
-        for (int i = 0; i < samples.size(); i++) {
+        int decided = Math.min(decisionSamples, samples.size());
+        for (int i = 0; i < decided; i++) {
             Sample s = samples.get(i);
             SystemSecurityContext ctx = contexts.get(i);
             boolean allow = select(ac, ctx, s);
@@ -190,6 +193,7 @@ final class RulesBenchmark
             decisions.close();
         }
         ObjectNode d = out.putObject("decisions");
+        d.put("samples", decided);
         d.put("select_allowed", allowed);
         d.put("visible_columns", visible);
         d.put("masks", masks);
@@ -201,7 +205,7 @@ final class RulesBenchmark
         int warmed = 0;
         for (int w = 0; w < warmup && (w == 0 || System.nanoTime() < warmupDeadline); w++) {
             warmed++;
-            for (int i = 0; i < samples.size(); i++) {
+            for (int i = 0; i < samples.size() && (i < 10 || System.nanoTime() < warmupDeadline); i++) {
                 select(ac, contexts.get(i), samples.get(i));
                 ac.filterColumns(contexts.get(i), samples.get(i).table(), samples.get(i).columns());
             }
@@ -213,7 +217,8 @@ final class RulesBenchmark
         for (int r = 0; r < Math.max(1, rounds); r++) {
             long[] sel = new long[samples.size()];
             long[] fil = new long[samples.size()];
-            for (int i = 0; i < samples.size(); i++) {
+            int n = 0;
+            for (int i = 0; i < samples.size() && (i < 10 || System.nanoTime() < deadline); i++, n++) {
                 Sample s = samples.get(i);
                 SystemSecurityContext ctx = contexts.get(i);
                 long t0 = System.nanoTime();
@@ -224,8 +229,8 @@ final class RulesBenchmark
                 sel[i] = t1 - t0;
                 fil[i] = t2 - t1;
             }
-            selectRounds.add(sel);
-            filterRounds.add(fil);
+            selectRounds.add(Arrays.copyOf(sel, n));
+            filterRounds.add(Arrays.copyOf(fil, n));
             done++;
             if (System.nanoTime() > deadline) {
                 break;
