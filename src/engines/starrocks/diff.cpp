@@ -93,10 +93,19 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   // A role no longer wanted keeps, until cleanup, only the members who hold everything it grants in the
   // new state too; the others leave it while tightening. So users who keep an access never lose it in
   // between, and nobody holds more than the new state once tightening is done.
-  std::map<std::string, std::map<Securable, std::set<std::string>>> wanted;  // user -> what the new state gives
-  for (const auto& [name, role] : want.roles) {
-    for (const auto& user : role.members) {
-      for (const auto& [on, privs] : role.grants) wanted[user][on].insert(privs.begin(), privs.end());
+  // user -> what the new state gives; only for members of live roles that are no longer wanted (never
+  // users x objects for the whole plan).
+  std::set<std::string> leaving;
+  for (const auto& [name, role] : have.roles) {
+    if (!want.roles.count(name)) leaving.insert(role.members.begin(), role.members.end());
+  }
+  std::map<std::string, std::map<Securable, std::set<std::string>>> wanted;
+  if (!leaving.empty()) {
+    for (const auto& [name, role] : want.roles) {
+      for (const auto& user : role.members) {
+        if (!leaving.count(user)) continue;
+        for (const auto& [on, privs] : role.grants) wanted[user][on].insert(privs.begin(), privs.end());
+      }
     }
   }
   std::vector<Statement> drop_roles;
