@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "digest.h"
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
 
@@ -99,12 +100,17 @@ class ProfileCompiler {
     key_users_for_policies();
     collect_objects(ps);
     restrict_creation(ps);
-    for (auto& op : ps.objects) decide_object(op);
+    decide_objects(ps, out);
     build_unlisted(ps);
     check_policy_limit(ps, out);
     report(ps, out);
     if (out.errors.empty()) out.policy_set = std::move(ps);
     return out;
+  }
+
+  ProfileCompiler& reuse(const CompileMemo* previous) {
+    previous_ = previous;
+    return *this;
   }
 
  private:
@@ -211,6 +217,105 @@ class ProfileCompiler {
       }
       if (restricted_[u]) ps.create_restricted.push_back(u);
     }
+  }
+
+  // Decides every object, reusing the previous memo's decision for objects
+  // whose inputs and context are unchanged, and leaves the memo for the next compile.
+  void decide_objects(PolicySet& ps, ProfileCompile& out) {
+    auto memo = std::make_shared<CompileMemo>();
+    memo->context = context_digest(ps);
+    std::unordered_map<std::string_view, std::size_t> before;
+    if (previous_ && previous_->context == memo->context) {
+      for (std::size_t i = 0; i < previous_->object_digests.size(); ++i)
+        before.emplace(previous_->object_digests[i], i);
+    }
+    memo->object_digests.reserve(ps.objects.size());
+    for (auto& op : ps.objects) {
+      memo->object_digests.push_back(object_digest(op));
+      std::vector<std::pair<std::string, std::vector<std::string>>> unsatisfiable;
+      if (auto it = before.find(memo->object_digests.back()); it != before.end()) {
+        op.classes = previous_->classes[it->second];
+        unsatisfiable = previous_->unsatisfiable[it->second];
+        ++out.reused_objects;
+      } else {
+        object_unsatisfiable_.clear();
+        decide_object(op);
+        for (auto& [policy, users] : object_unsatisfiable_) {
+          unsatisfiable.emplace_back(policy, std::vector<std::string>(users.begin(), users.end()));
+        }
+      }
+      for (const auto& [policy, users] : unsatisfiable) unsatisfiable_[policy].insert(users.begin(), users.end());
+      memo->classes.push_back(op.classes);
+      memo->unsatisfiable.push_back(std::move(unsatisfiable));
+    }
+    out.memo = std::move(memo);
+  }
+
+  // Everything an object's decision reads besides the object itself.
+  std::string context_digest(const PolicySet& ps) const {
+    Digest d;
+    d.add(std::string_view(to_string(p_.engine))).add(std::uint64_t{p_.withhold_writes});
+    d.add(ps.users.size());
+    for (const auto& u : ps.users) d.add(u.engine_name);
+    for (const auto& [platform, engine] : catalog_names_) d.add(platform).add(engine);
+    d.add(grants_.size());
+    for (const auto& g : grants_) {
+      d.add(g.pattern.catalog).add(g.pattern.schema).add(g.pattern.table).add(std::uint64_t{g.privileges.bits()});
+      d.add(g.holders.size());
+      for (std::size_t u : g.holders) d.add(u);
+    }
+    d.add(s_.classifications.size());
+    for (std::size_t t = 0; t < s_.classifications.size(); ++t) {
+      const auto& c = s_.classifications[t];
+      d.add(c.name).add(std::uint64_t{m_.engine_gated[t]}).add(static_cast<std::uint64_t>(c.level.value_or(-1)));
+    }
+    std::string bits(m_.cleared.empty() ? 0 : m_.cleared.size() * s_.classifications.size(), '0');
+    for (std::size_t u = 0; u < m_.cleared.size(); ++u) {
+      for (std::size_t t = 0; t < s_.classifications.size(); ++t) {
+        if (m_.cleared[u][t]) bits[u * s_.classifications.size() + t] = '1';
+      }
+    }
+    d.add(bits);
+    d.add(s_.policies.size());
+    for (const auto& p : s_.policies) {
+      d.add(p.name).add(std::uint64_t{p.enabled}).add(static_cast<std::uint64_t>(p.type));
+      d.add(static_cast<std::uint64_t>(p.mask)).add(static_cast<std::uint64_t>(p.visible_chars));
+      d.add(static_cast<std::uint64_t>(p.scope.kind)).add(p.scope.name).add(static_cast<std::uint64_t>(p.scope.level));
+      for (const auto* set : {&p.applies_to, &p.exempt}) {
+        d.add(set->roles.size());
+        for (const auto& r : set->roles) d.add(r);
+        d.add(set->users.size());
+        for (const auto& u : set->users) d.add(u);
+      }
+      d.add(p.condition.dump());
+    }
+    // The keys' content, not only how they partition users: a changed attribute value changes filters.
+    d.add(policy_key_.size());
+    for (std::size_t k : policy_key_) d.add(k);
+    for (const auto& text : policy_key_text_) d.add(text);
+    return d.finish();
+  }
+
+  // Everything an object's decision reads of the object: its ObjectPolicy
+  // inputs, its snapshot entry and the tags it inherits.
+  std::string object_digest(const ObjectPolicy& op) const {
+    const Object& o = s_.objects[op.object];
+    Digest d;
+    d.add(o.name.catalog).add(o.name.schema).add(o.name.table).add(static_cast<std::uint64_t>(o.kind));
+    d.add(o.owner.value_or("\\n")).add(o.domain.value_or("\\n"));
+    d.add(o.view_security ? static_cast<std::uint64_t>(*o.view_security) : 99);
+    d.add(o.depends_on.size());
+    for (const auto& x : o.depends_on) d.add(x);
+    d.add(o.tags.size());
+    for (const auto& x : o.tags) d.add(x);
+    d.add(m_.object_tags[op.object].size());
+    for (const auto& x : m_.object_tags[op.object]) d.add(x);
+    d.add(o.columns.size());
+    for (const auto& c : o.columns) {
+      d.add(c.name).add(c.type).add(c.tags.size());
+      for (const auto& x : c.tags) d.add(x);
+    }
+    return d.finish();
   }
 
   // Users grouped by the privileges the grants covering one object give them.
@@ -421,6 +526,8 @@ class ProfileCompiler {
       }
       policy_key_[u] = ids.try_emplace(key.dump(), ids.size()).first->second;
     }
+    policy_key_text_.resize(ids.size());
+    for (auto& [text, id] : ids) policy_key_text_[id] = text;
   }
 
   // Access policies depend on each user's attributes and roles: judge them once
@@ -438,7 +545,7 @@ class ProfileCompiler {
       const auto decisions = judge_policies(m_, op, members.front());
       for (const auto& d : decisions) {
         if (!d.applies || !d.unsatisfiable) continue;
-        for (std::size_t u : members) unsatisfiable_[d.policy].insert(s_.users[u].name);
+        for (std::size_t u : members) object_unsatisfiable_[d.policy].insert(s_.users[u].name);
       }
       UserAccess ua{members.front(), cls.access, cls.granted, cls.reasons};
       apply_policy_decisions(decisions, op, ua);
@@ -577,15 +684,18 @@ class ProfileCompiler {
   std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
   std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
   std::vector<std::uint8_t> scratch_privileges_;
-  std::vector<std::size_t> policy_key_;  // per user: id of what access policies can see of them
+  std::vector<std::size_t> policy_key_;       // per user: id of what access policies can see of them
+  std::vector<std::string> policy_key_text_;  // per id: the key itself
   std::vector<bool> restricted_;
-  std::map<std::string, std::set<std::string>> unsatisfiable_;  // policy -> users for whom it means no rows
+  std::map<std::string, std::set<std::string>> unsatisfiable_;         // policy -> users for whom it means no rows
+  std::map<std::string, std::set<std::string>> object_unsatisfiable_;  // the same, for the object being decided
+  const CompileMemo* previous_ = nullptr;
 };
 
 }  // namespace
 
-ProfileCompile compile_profile(const Model& model, const Profile& profile) {
-  return ProfileCompiler(model, profile).run();
+ProfileCompile compile_profile(const Model& model, const Profile& profile, const CompileMemo* previous) {
+  return ProfileCompiler(model, profile).reuse(previous).run();
 }
 
 const AccessClass* ObjectPolicy::class_of(std::size_t user) const {

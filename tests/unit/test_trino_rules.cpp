@@ -49,7 +49,13 @@ bool field_matches(const json& rule, const char* key, const std::string& value) 
   return std::regex_match(value, std::regex(rule[key].get<std::string>(), std::regex::ECMAScript));
 }
 
+std::string catalog_access(const json& rules, const std::string& user, const std::string& catalog);
+
+/// As Trino decides a table privilege: catalog rules first (no access there
+/// means no access to any table in it), then the first matching table rule.
 Decision evaluate(const json& rules, const std::string& user, const tw::QualifiedName& n) {
+  const std::string catalog = catalog_access(rules, user, n.catalog);
+  if (catalog != "all" && catalog != "read-only") return {};
   for (const auto& rule : rules["tables"]) {
     if (field_matches(rule, "user", user) && field_matches(rule, "catalog", n.catalog) &&
         field_matches(rule, "schema", n.schema) && field_matches(rule, "table", n.table)) {
@@ -210,7 +216,8 @@ TEST_CASE("50 users with identical access on a gated table share one rule", "[tr
   assignments += "  - {role: reader, user: outsider}\n";
   const std::string text = R"(version: 1
 generated_at: "2026-11-30T12:00:00Z"
-)" + users + "roles: [reader, r_steward]\n" + assignments + R"(classifications:
+)" + users + "roles: [reader, r_steward]\n" +
+                           assignments + R"(classifications:
   - {name: Confidential, clearance: [{type: role, name: r_steward}]}
   - {name: PII, clearance: [{type: role, name: r_nobody}]}
 objects:
@@ -245,8 +252,8 @@ TEST_CASE("50 users refused the same column share one rule", "[trino]") {
     users += "  - {name: u" + std::to_string(i) + "}\n";
     assignments += "  - {role: reader, user: u" + std::to_string(i) + "}\n";
   }
-  const std::string text = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\n" + users +
-                           "roles: [reader, r_pii]\n" + assignments + R"(classifications:
+  const std::string text = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\n" + users + "roles: [reader, r_pii]\n" +
+                           assignments + R"(classifications:
   - {name: PII, clearance: [{type: role, name: r_pii}]}
 objects:
   - {name: c.s.cust, columns: [{name: id}, {name: iban, tags: [PII]}]}
@@ -317,9 +324,9 @@ TEST_CASE("every rule Trino would apply agrees with the PolicySet on the demo", 
       CHECK(d.privileges == (ua ? ua->access.privileges.names() : Names{}));
       if (ua && ua->access.privileges.has(tw::Privilege::Select)) CHECK(d.denied_columns == ua->access.denied_columns);
     }
-    for (const tw::QualifiedName& n : {tw::QualifiedName{"demo_warehouse", "finance", "new_table"},
-                                       tw::QualifiedName{"demo_warehouse", "new_schema", "t"},
-                                       tw::QualifiedName{"elsewhere", "finance", "t"}}) {
+    for (const tw::QualifiedName& n :
+         {tw::QualifiedName{"demo_warehouse", "finance", "new_table"},
+          tw::QualifiedName{"demo_warehouse", "new_schema", "t"}, tw::QualifiedName{"elsewhere", "finance", "t"}}) {
       INFO(user << " on unlisted " << n.str());
       CHECK(evaluate(j, user, n).privileges == ps.unlisted_access(u, n).names());
     }
@@ -344,9 +351,10 @@ TEST_CASE("regex_literal escapes every ASCII punctuation character", "[trino][re
 }
 
 TEST_CASE("exact_alternation matches hostile names exactly and nothing else", "[trino][regex]") {
-  const Names hostile{"a.b", "x|y", "(", ")", "[a]", "^$", "\\", "+?*", "{1}", "'", "\"", "`", " ", "a b",
-                      "\xC3\xA9", "\xE5\x90\x8D\xE5\x89\x8D", "ann", "anna", "-", "#", "a$", "$a", "(?i)A", "\\Q.\\E",
-                      ".*", "a|", "|"};
+  const Names hostile{"a.b", "x|y",  "(",  ")", "[a]", "^$",  "\\",       "+?*",
+                      "{1}", "'",    "\"", "`", " ",   "a b", "\xC3\xA9", "\xE5\x90\x8D\xE5\x89\x8D",
+                      "ann", "anna", "-",  "#", "a$",  "$a",  "(?i)A",    "\\Q.\\E",
+                      ".*",  "a|",   "|"};
   const std::regex all(exact_alternation(hostile), std::regex::ECMAScript);
   for (const auto& name : hostile) {
     INFO("name " << name);
@@ -358,12 +366,31 @@ TEST_CASE("exact_alternation matches hostile names exactly and nothing else", "[
     CHECK_FALSE(std::regex_match(std::string(), one));
   }
   // Near misses, each against the alternation of the one name it resembles.
-  const std::vector<std::pair<std::string, std::string>> near{
-      {"a.b", "aXb"},  {"a.b", "ab"},   {"x|y", "x"},   {"x|y", "y"},   {"[a]", "a"},     {"^$", ""},
-      {"\\", "\\\\"},  {"+?*", "+"},    {"+?*", "++"},  {"{1}", "1"},   {"{1}", "{1}{1}"}, {"ann", "anna"},
-      {"anna", "ann"}, {"ann", "an"},   {"ann", "annn"}, {"\xC3\xA9", "e"}, {"\xE5\x90\x8D\xE5\x89\x8D", "\xE5\x90\x8D"},
-      {"a b", "ab"},   {"a b", "a  b"}, {".*", "anything"}, {"(?i)A", "a"}, {"a|", "a"},   {"|", ""},
-      {"'", "\""},     {"a$", "a"}};
+  const std::vector<std::pair<std::string, std::string>> near{{"a.b", "aXb"},
+                                                              {"a.b", "ab"},
+                                                              {"x|y", "x"},
+                                                              {"x|y", "y"},
+                                                              {"[a]", "a"},
+                                                              {"^$", ""},
+                                                              {"\\", "\\\\"},
+                                                              {"+?*", "+"},
+                                                              {"+?*", "++"},
+                                                              {"{1}", "1"},
+                                                              {"{1}", "{1}{1}"},
+                                                              {"ann", "anna"},
+                                                              {"anna", "ann"},
+                                                              {"ann", "an"},
+                                                              {"ann", "annn"},
+                                                              {"\xC3\xA9", "e"},
+                                                              {"\xE5\x90\x8D\xE5\x89\x8D", "\xE5\x90\x8D"},
+                                                              {"a b", "ab"},
+                                                              {"a b", "a  b"},
+                                                              {".*", "anything"},
+                                                              {"(?i)A", "a"},
+                                                              {"a|", "a"},
+                                                              {"|", ""},
+                                                              {"'", "\""},
+                                                              {"a$", "a"}};
   for (const auto& [name, miss] : near) {
     INFO("name " << name << " near miss " << miss);
     CHECK_FALSE(std::regex_match(miss, std::regex(exact_alternation({name}), std::regex::ECMAScript)));
@@ -406,4 +433,57 @@ grants:
   CHECK(evaluate(j, "x", {"c", "s$", "other"}).privileges.empty());
   CHECK(evaluate(j, "x|y", {"c", "s$", "other"}).privileges == Names{"SELECT"});
   CHECK(evaluate(j, "x|y", {"c", "s", "other"}).privileges.empty());
+}
+
+TEST_CASE("a large group is left to a last rule naming nobody; everyone else is named", "[trino]") {
+  // 300 readers: 280 cleared for Confidential, 20 not; 15 users hold no grant at all.
+  std::string users = "users:\n", assignments = "role_assignments:\n";
+  for (int i = 0; i < 315; ++i) {
+    const std::string name = "reader.with.a.long.name" + std::to_string(i);
+    users += "  - {name: \"" + name + "\"}\n";
+    if (i < 300) assignments += "  - {role: reader, user: \"" + name + "\"}\n";
+    if (i < 280) assignments += "  - {role: r_steward, user: \"" + name + "\"}\n";
+  }
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+)" + users + "roles: [reader, r_steward]\n" +
+                           assignments + R"(classifications:
+  - {name: Confidential, clearance: [{type: role, name: r_steward}]}
+objects:
+  - {name: c.s.conf, tags: [Confidential], columns: [{name: id}]}
+  - {name: c.s.cust, columns: [{name: id}, {name: iban, tags: [Confidential]}]}
+grants:
+  - {principal: {role: reader}, object: "c.*.*", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+  const json j = parse_rules(render_rules(ps));
+  std::vector<json> conf_rules;
+  for (const auto& r : j["tables"]) {
+    if (r.value("table", "") == "^conf$") conf_rules.push_back(r);
+  }
+  // 20 uncleared readers and 15 without a grant are refused by name; the 280 cleared take the last rule.
+  REQUIRE(conf_rules.size() == 2);
+  CHECK(conf_rules[0]["privileges"] == json::array());
+  const std::string refused = conf_rules[0]["user"].get<std::string>();
+  CHECK(std::count(refused.begin(), refused.end(), '|') == 34);
+  CHECK_FALSE(conf_rules[1].contains("user"));
+  CHECK(conf_rules[1]["privileges"] == json({"SELECT"}));
+  // Every known user gets exactly the PolicySet's decision; unknown users get nothing.
+  for (std::size_t u = 0; u < ps.users.size(); ++u) {
+    for (const std::string table : {"conf", "cust"}) {
+      const tw::ObjectPolicy& op = object(ps, "c.s." + table);
+      const tw::AccessClass* cls = op.class_of(u);
+      const Names want = cls ? cls->access.privileges.names() : Names{};
+      const Decision got = evaluate(j, ps.users[u].engine_name, {"c", "s", table});
+      INFO(ps.users[u].engine_name << " on " << table);
+      CHECK(got.privileges == want);
+      if (cls && !want.empty()) CHECK(got.denied_columns == cls->access.denied_columns);
+    }
+  }
+  for (const std::string stranger : {"intruder", "reader.with.a.long.name", ".*"}) {
+    CHECK(catalog_access(j, stranger, "c") == "none");
+    CHECK(evaluate(j, stranger, {"c", "s", "conf"}).privileges.empty());
+    CHECK(evaluate(j, stranger, {"c", "s", "cust"}).privileges.empty());
+  }
 }

@@ -83,6 +83,11 @@ class BroadCoverage {
   std::map<Key, bool> memo_;
 };
 
+// Below this many bytes of user names, every group is named: the document stays
+// readable and each rule stands on its own. Above it, the largest group may be
+// left to a last rule that names nobody, which is what keeps large documents small.
+constexpr std::size_t kOpenEndedMinBytes = 1024;
+
 // User alternations as JSON string literals, each computed once and named by
 // an id, so that rules can be compared and written without copying them.
 class UserPatterns {
@@ -247,7 +252,7 @@ RulesDocument render_rules(const PolicySet& ps) {
       with_access += b;
       if (b > last_bytes) last = &members, last_bytes = b;
     }
-    if (last && last_bytes <= patterns.all_bytes() - with_access) last = nullptr;
+    if (last && (last_bytes < kOpenEndedMinBytes || last_bytes <= patterns.all_bytes() - with_access)) last = nullptr;
     ObjectBlock block{op.engine_name.catalog, op.engine_name.schema, {}, {}, false};
     const Access* last_access = nullptr;
     std::vector<const AccessClass*> everyone_with_access;
@@ -308,7 +313,7 @@ RulesDocument render_rules(const PolicySet& ps) {
       for (const auto& u : users) b += u.size() + 1;
       if (b > last_bytes) last = &users, last_bytes = b;
     }
-    if (last && last_bytes <= patterns.all_bytes() - listed_bytes) last = nullptr;
+    if (last && (last_bytes < kOpenEndedMinBytes || last_bytes <= patterns.all_bytes() - listed_bytes)) last = nullptr;
     const PrivilegeSet* last_privileges = nullptr;
     for (const auto& [privs, users] : classes) {
       if (&users == last) {
