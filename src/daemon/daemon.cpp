@@ -211,8 +211,14 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   auto found = snapshot_findings(*model);
   for (const auto& profile : profiles) {
     const auto p0 = std::chrono::steady_clock::now();
-    ProfileBuild build = build_profile(*model, profile);
+    std::shared_ptr<const CompileMemo> memo;
+    {
+      std::lock_guard lock(mu_);
+      memo = profiles_[profile.name].memo;
+    }
+    ProfileBuild build = build_profile(*model, profile, memo.get());
     nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
+    entry["reused_objects"] = build.compile.reused_objects;
     if (build.artifact) publish(profile, std::move(*build.artifact), outcome, entry);
     if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
         entry.value("status", "") == "ok") {
@@ -239,6 +245,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       st.last_success_at = at;
       st.last_error.clear();
       st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+      st.memo = build.compile.memo;
     }
     outcome.profiles.push_back(std::move(entry));
   }
@@ -266,7 +273,7 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
       sr::open_server(profile.dsn, profile.password_file, *sr::parse_dialect(profile.dialect), profile.name);
   if (!opened.session) return fail(opened.error);
   sr::Capabilities caps = opened.session->probe.capabilities;
-  if (profile.masking == "off") caps.masking_policies = false;
+  if (profile.masking == "off") caps = {};
   if (profile.masking == "on" && !caps.masking_policies)
     return fail("masking: on, but the server has no masking policies");
   sr::PlanRender rendered = sr::render_plan(ps, {*sr::parse_dialect(profile.dialect), caps});
@@ -423,7 +430,7 @@ nlohmann::json Daemon::explain(const std::string& user) const {
     }
   }
   if (!model) throw std::runtime_error("no snapshot has been compiled yet");
-  return to_json(explain_user(*model, sets, user, {{Engine::Trino, trino::enforced_expressions}}));
+  return to_json(explain_user(*model, sets, user, {{Engine::Trino, trino::enforced_expressions}}, config_.profiles));
 }
 
 std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "clock.h"
+#include "tagwarden/compile/compile_memo.h"
 #include "tagwarden/compile/model.h"
 #include "tagwarden/config/profile.h"
 #include "tagwarden/engines/registry.h"
@@ -90,6 +91,7 @@ class Daemon {
     std::uint64_t failures = 0;
     double last_duration_ms = 0;
     std::shared_ptr<const PolicySet> policy_set;  ///< last good
+    std::shared_ptr<const CompileMemo> memo;      ///< of the last good compile: the next one reuses untouched objects
     std::vector<Finding> apply_findings;          ///< StarRocks: drift and translation findings of the last apply
   };
 

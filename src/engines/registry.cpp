@@ -39,8 +39,8 @@ RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {
   return {std::nullopt, "unknown engine"};
 }
 
-ProfileBuild build_profile(const Model& model, const Profile& profile) {
-  ProfileBuild b{compile_profile(model, profile), std::nullopt};
+ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous) {
+  ProfileBuild b{compile_profile(model, profile, previous), std::nullopt};
   if (b.compile.policy_set) {
     RenderResult r = render_artifact(*b.compile.policy_set, &profile);
     if (r.artifact) {

@@ -115,12 +115,16 @@ def table_rules_with_user(doc: dict, user_regex_fragment: str) -> list:
     return [r for r in doc.get("tables", []) if user_regex_fragment in r.get("user", "")]
 
 
-def has_rule(doc: dict, user: str, table: str, privilege: str) -> bool:
-    """True when some table rule naming `user` (literally, regex-escaped) for `table` grants `privilege`."""
-    esc = re.escape(user)
+def has_rule(doc: dict, user: str, table: str, privilege: str, catalog: str = "demo_warehouse",
+             schema: str = "finance") -> bool:
+    """True when Trino's first matching table rule for `user` on catalog.schema.table grants `privilege`
+    (rules are regexes over the whole name; a field that is absent matches anything)."""
+    def matches(rule, field, value):
+        return field not in rule or re.fullmatch(rule[field], value) is not None
     for r in doc.get("tables", []):
-        if r.get("table") == f"^{table}$" and esc in r.get("user", "") and privilege in r.get("privileges", []):
-            return True
+        if all(matches(r, f, v) for f, v in (("user", user), ("catalog", catalog), ("schema", schema),
+                                             ("table", table))):
+            return privilege in r.get("privileges", [])
     return False
 
 

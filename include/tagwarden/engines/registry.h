@@ -36,7 +36,7 @@ struct ProfileBuild {
   ProfileCompile compile;
   std::optional<Artifact> artifact;
 };
-ProfileBuild build_profile(const Model& model, const Profile& profile);
+ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous = nullptr);
 
 std::string sha256_hex(std::string_view data);
 
