@@ -78,6 +78,10 @@ SIZES = {
                   schemas=(1, 4), objects=(2, 15), columns=(1, 6), grants=(3, 16)),
     "tiny": dict(users=(3, 5), roles=(1, 3), classes=(2, 3), catalogs=(1, 2),
                  schemas=(1, 2), objects=(2, 5), columns=(1, 3), grants=(3, 6)),
+    # Enough users that the largest group outgrows 1 KiB of names and takes an
+    # object's last rule, which names nobody.
+    "crowd": dict(users=(220, 320), hold=0.85, roles=(2, 6), classes=(2, 6), catalogs=(1, 2),
+                  schemas=(1, 3), objects=(2, 8), columns=(1, 4), grants=(3, 10)),
     "large": dict(users=(10, 12), roles=(4, 6), classes=(5, 8), catalogs=(2, 3),
                   schemas=(3, 4), objects=(10, 15), columns=(3, 6), grants=(10, 24)),
 }
@@ -195,7 +199,7 @@ def generate(seed: int, size: str = "small"):
     assignments = []
     for un in user_names:
         for r in roles:
-            if rng.random() < 0.35:
+            if rng.random() < lim.get("hold", 0.35):
                 a = {"role": r, "user": un}
                 e = expiry()
                 if e is not None:

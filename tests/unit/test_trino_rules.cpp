@@ -402,10 +402,14 @@ TEST_CASE("exact_alternation matches hostile names exactly and nothing else", "[
   CHECK_FALSE(std::regex_match(std::string("a"), all));
 }
 
-TEST_CASE("exact_alternation sorts and de-duplicates", "[trino][regex]") {
+TEST_CASE("exact_alternation shares prefixes, sorts and de-duplicates", "[trino][regex]") {
   CHECK(exact_alternation({"b", "a", "b"}) == "^(?:a|b)$");
-  CHECK(exact_alternation({"anna", "ann"}) == "^(?:ann|anna)$");
+  CHECK(exact_alternation({"anna", "ann"}) == "^(?:ann(?:a)?)$");
   CHECK(exact_alternation({"a.b"}) == "^(?:a\\.b)$");
+  CHECK(exact_alternation({"nora.svensson", "nora.smith", "noah"}) == "^(?:no(?:ah|ra\\.s(?:mith|vensson)))$");
+  CHECK(exact_alternation({"", "x"}) == "^(?:x|)$");
+  // A UTF-8 sequence is never split: the two names share only the whole first character.
+  CHECK(exact_alternation({"éa", "éb", "è"}) == "^(?:è|é(?:a|b))$");
 }
 
 TEST_CASE("hostile object, column and user names reach the rules only escaped", "[trino][regex]") {
