@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -84,10 +85,16 @@ using Effective = std::map<std::string, std::map<Securable, std::set<std::string
 /// What each user holds through the roles of an owned state.
 inline Effective effective(const tw::starrocks::OwnedState& s) {
   Effective out;
+  // A role gives its grants and those of the roles it inherits (transitively).
+  std::function<void(std::map<Securable, std::set<std::string>>&, const std::string&, int)> give =
+      [&](std::map<Securable, std::set<std::string>>& to, const std::string& name, int depth) {
+        auto it = s.roles.find(name);
+        if (it == s.roles.end() || depth > 16) return;
+        for (const auto& [on, privs] : it->second.grants) to[on].insert(privs.begin(), privs.end());
+        for (const auto& p : it->second.roles) give(to, p, depth + 1);
+      };
   for (const auto& [name, role] : s.roles) {
-    for (const auto& u : role.members) {
-      for (const auto& [on, privs] : role.grants) out[u][on].insert(privs.begin(), privs.end());
-    }
+    for (const auto& u : role.members) give(out[u], name, 0);
   }
   return out;
 }

@@ -260,7 +260,7 @@ namespace {
 
 // From old_text to new_text, cut before every statement index in turn.
 void check_cuts(sr::Connection* c, sr::Connection* admin, const std::string& old_text, const std::string& new_text,
-                bool& saw_revoke, bool& saw_drop) {
+                bool& saw_revoke, bool& saw_drop, std::pair<int, int>& inheritance_changes) {
   const sr::Plan old_plan = mysql_plan(old_text);
   const sr::Plan new_plan = mysql_plan(new_text);
   const Held old_held = intended(old_plan), new_held = intended(new_plan);
@@ -278,6 +278,10 @@ void check_cuts(sr::Connection* c, sr::Connection* admin, const std::string& old
   CHECK(last_revoke < first_grant);
   CHECK(first_grant < full.size());
   for (const auto& s : full) {
+    // REVOKE `role` FROM `role` (an inheritance) rather than FROM 'user'@'%' or a privilege
+    const bool role_to_role = s.sql.find("` FROM `") != std::string::npos || s.sql.find("` TO `") != std::string::npos;
+    if (role_to_role && s.sql.rfind("REVOKE `", 0) == 0) ++inheritance_changes.first;
+    if (role_to_role && s.sql.rfind("GRANT `", 0) == 0) ++inheritance_changes.second;
     saw_revoke = saw_revoke || s.sql.rfind("REVOKE", 0) == 0;
     saw_drop = saw_drop || s.sql.rfind("DROP ROLE", 0) == 0;
   }
@@ -353,9 +357,13 @@ TEST_CASE("mariadb: a cut at every statement never widens, and the next run conv
   auto c = open();
   auto admin = open();
   bool saw_revoke = false, saw_drop = false;
+  std::pair<int, int> inheritance_changes;  // role-to-role revokes, grants
   // member-sso loses customers and platform-admin gains analyst's reads; then back again.
-  check_cuts(c.get(), admin.get(), changed_demo(), demo_text(), saw_revoke, saw_drop);
-  check_cuts(c.get(), admin.get(), demo_text(), changed_demo(), saw_revoke, saw_drop);
+  check_cuts(c.get(), admin.get(), changed_demo(), demo_text(), saw_revoke, saw_drop, inheritance_changes);
+  check_cuts(c.get(), admin.get(), demo_text(), changed_demo(), saw_revoke, saw_drop, inheritance_changes);
+  INFO("role-to-role revokes " << inheritance_changes.first << ", grants " << inheritance_changes.second);
+  CHECK(inheritance_changes.first > 0);  // atom roles lose and gain inherited roles: cut too
+  CHECK(inheritance_changes.second > 0);
   CHECK(saw_revoke);  // memberships and privileges revoked, roles dropped: every kind was cut
   CHECK(saw_drop);
 }

@@ -12,6 +12,7 @@
 #include "../starrocks/sr_test_helpers.h"
 #include "tagwarden/engines/registry.h"
 #include "tagwarden/engines/starrocks/artifact.h"
+#include "tagwarden/engines/starrocks/live_state.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
 
@@ -216,7 +217,26 @@ TEST_CASE("starrocks roles are compact: they grow with access classes, not users
   s["grants"].push_back({{"principal", {{"role", "writer"}}}, {"object", "c.s.*"}, {"privileges", {"INSERT"}}});
   auto m = model_from_text(s.dump());
   const Plan plan = plan_ok(compile_ok(*m, sr_profile({"c"}, "sr", {{"c", "default_catalog"}})));
-  CHECK(plan.desired.roles.size() == 2);
+  // One role per holder set (readers, writers' INSERT); the writers hold both, so they get an atom role
+  // inheriting the two; the readers hold the readers' role itself. Every user holds exactly one role.
+  CHECK(plan.desired.roles.size() == 3);
+  std::map<std::string, int> held_roles;
+  for (const auto& [name, role] : plan.desired.roles) {
+    for (const auto& u : role.members) ++held_roles[u];
+    for (const auto& inherited : role.roles) {
+      REQUIRE(plan.desired.roles.count(inherited));
+      CHECK(plan.desired.roles.at(inherited).roles.empty());  // depth 2: user -> atom -> holder
+      CHECK(role.grants.empty());
+    }
+  }
+  CHECK(held_roles.size() == 100);
+  for (const auto& [u, n] : held_roles) CHECK(n == 1);
+  const auto statements = diff_statements(plan, LiveState{});
+  // 3 roles, 20 SELECT + 20 INSERT grants, 2 inheritances, 100 memberships
+  CHECK(statements.size() == 3 + 40 + 2 + 100);
+  CHECK(std::count_if(statements.begin(), statements.end(), [](const auto& st) {
+          return st.sql.find(" TO ROLE `") != std::string::npos && st.sql.find(" ON ") == std::string::npos;
+        }) == 2);
 }
 
 TEST_CASE("starrocks creation rights: OWNERSHIP of unlisted names maps to CREATE ... ON DATABASE") {
@@ -351,7 +371,8 @@ TEST_CASE("starrocks diff: nothing to do when the server holds the plan; tighten
   LiveState empty_users;
   empty_users.users = std::set<std::string>{"farid.haddad"};
   for (const auto& s : diff_statements(plan, empty_users)) {
-    if (s.sql.rfind("GRANT `", 0) == 0) CHECK(s.sql.find("'farid.haddad'") != std::string::npos);
+    if (s.sql.rfind("GRANT `", 0) == 0 && s.sql.find(" TO ROLE ") == std::string::npos)
+      CHECK(s.sql.find("'farid.haddad'") != std::string::npos);
   }
   const auto findings = tw::starrocks::diff_findings(plan, empty_users);
   REQUIRE(findings.size() == 1);
@@ -420,4 +441,53 @@ TEST_CASE("starrocks sql builders") {
   CHECK(set_mask({on, "c"}, "p") == "ALTER TABLE `d`.`t` MODIFY COLUMN `c` SET MASKING POLICY `d`.`p`");
   CHECK(unset_mask({table("d", "v", "default_catalog", Securable::Kind::View), "c"}) ==
         "ALTER VIEW `d`.`v` MODIFY COLUMN `c` UNSET MASKING POLICY");
+}
+
+namespace {
+
+// Answers the StarRocks reader's queries with recorded rows.
+class RecordedStarRocks : public tw::starrocks::Connection {
+ public:
+  std::map<std::string, tw::starrocks::Rows> answers;
+  void execute(const std::string&) override {}
+  tw::starrocks::Rows query(const std::string& sql) override {
+    for (const auto& [prefix, rows] : answers) {
+      if (sql.rfind(prefix, 0) == 0) return rows;
+    }
+    return {};
+  }
+  void reconnect() override {}
+  std::string describe() const override { return "recorded"; }
+};
+
+}  // namespace
+
+TEST_CASE("starrocks reader: role-to-role edges among owned roles are read as inheritance") {
+  const Plan plan = plan_ok(demo_policy_set());
+  const std::string atom = plan.prefix + "a1", holder = plan.prefix + "r1";
+  RecordedStarRocks c;
+  using R = tw::starrocks::Row;
+  c.answers["SHOW ROLES"] = {{}, {R{atom}, R{holder}, R{std::string("analyst")}}};
+  c.answers["SHOW USERS"] = {{}, {R{std::string("'jo.kim'@'%'")}}};
+  c.answers["SELECT FROM_ROLE, TO_ROLE, TO_USER FROM sys.role_edges"] = {
+      {},
+      {R{holder, atom, std::nullopt},                       // holder granted to the atom role
+       R{atom, std::nullopt, std::string("'jo.kim'@'%'")},  // the atom role granted to a user
+       R{std::string("analyst"), atom, std::nullopt},       // a foreign role: not owned, not read
+       R{holder, std::string("analyst"), std::nullopt}}};   // granted to a foreign role: ignored
+  const auto live = tw::starrocks::read_live_state(c, plan);
+  REQUIRE(live.state.owned.roles.count(atom));
+  CHECK(live.state.owned.roles.at(atom).roles == std::set<std::string>{holder});
+  CHECK(live.state.owned.roles.at(atom).members == std::set<std::string>{"jo.kim"});
+  CHECK(live.state.owned.roles.at(holder).roles.empty());
+  CHECK(live.state.owned.roles.at(holder).members.empty());
+  CHECK(live.state.owned.roles.size() == 2);
+}
+
+TEST_CASE("starrocks role inheritance statements per dialect") {
+  using namespace tw::starrocks::sql;
+  CHECK(grant_role_to_role(Dialect::StarRocks, "tw_r", "tw_a") == "GRANT `tw_r` TO ROLE `tw_a`");
+  CHECK(revoke_role_from_role(Dialect::StarRocks, "tw_r", "tw_a") == "REVOKE `tw_r` FROM ROLE `tw_a`");
+  CHECK(grant_role_to_role(Dialect::MySQL, "tw_r", "tw_a") == "GRANT `tw_r` TO `tw_a`");
+  CHECK(revoke_role_from_role(Dialect::MySQL, "tw_r", "tw_a") == "REVOKE `tw_r` FROM `tw_a`");
 }

@@ -4,6 +4,7 @@
 // both states, and the widen statements only add what the new state allows.
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "tagwarden/engines/starrocks/plan.h"
@@ -90,30 +91,62 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       tighten_masks.push_back({Phase::Tighten, catalog_of(column.first), sql::set_mask(column, name)});
     }
   }
-  // A role no longer wanted keeps, until cleanup, only the members who hold everything it grants in the
-  // new state too; the others leave it while tightening. So users who keep an access never lose it in
-  // between, and nobody holds more than the new state once tightening is done.
-  // user -> what the new state gives; only for members of live roles that are no longer wanted (never
-  // users x objects for the whole plan).
+  // Roles inherit roles (a user's atom role inherits the roles holding grants). What a role gives is
+  // its grants and, transitively, those of the roles it inherits.
+  using Grants = std::map<Securable, std::set<std::string>>;
+  auto add_grants = [](Grants& to, const Grants& from) {
+    for (const auto& [on, privs] : from) to[on].insert(privs.begin(), privs.end());
+  };
+  std::map<std::string, Grants> wanted_memo, kept_memo;
+  // What a role gives in the new state.
+  std::function<const Grants&(const std::string&)> gives_new = [&](const std::string& name) -> const Grants& {
+    auto m = wanted_memo.find(name);
+    if (m != wanted_memo.end()) return m->second;
+    Grants g;
+    if (auto it = want.roles.find(name); it != want.roles.end()) {
+      add_grants(g, it->second.grants);
+      for (const auto& p : it->second.roles) add_grants(g, gives_new(p));
+    }
+    return wanted_memo[name] = std::move(g);
+  };
+  // The most a live role no longer wanted can give until it is dropped: its live grants, and through
+  // the live roles it inherits their live grants and, for those still wanted, the grants they gain.
+  std::function<const Grants&(const std::string&)> gives_at_most = [&](const std::string& name) -> const Grants& {
+    auto m = kept_memo.find(name);
+    if (m != kept_memo.end()) return m->second;
+    Grants g;
+    if (auto it = have.roles.find(name); it != have.roles.end()) {
+      add_grants(g, it->second.grants);
+      for (const auto& p : it->second.roles) add_grants(g, gives_at_most(p));
+    }
+    if (auto it = want.roles.find(name); it != want.roles.end()) add_grants(g, it->second.grants);
+    return kept_memo[name] = std::move(g);
+  };
+
+  // A role no longer wanted keeps, until cleanup, only the members who hold everything it can give in
+  // the new state too (and the roles it inherits); the others leave it while tightening. So users who
+  // keep an access never lose it in between, and nobody holds more than the new state once tightening
+  // is done. user -> what the new state gives; only for members of live roles that are no longer wanted
+  // (never users x objects for the whole plan).
   std::set<std::string> leaving;
   for (const auto& [name, role] : have.roles) {
     if (!want.roles.count(name)) leaving.insert(role.members.begin(), role.members.end());
   }
-  std::map<std::string, std::map<Securable, std::set<std::string>>> wanted;
+  std::map<std::string, Grants> wanted;
   if (!leaving.empty()) {
     for (const auto& [name, role] : want.roles) {
       for (const auto& user : role.members) {
-        if (!leaving.count(user)) continue;
-        for (const auto& [on, privs] : role.grants) wanted[user][on].insert(privs.begin(), privs.end());
+        if (leaving.count(user)) add_grants(wanted[user], gives_new(name));
       }
     }
   }
   std::vector<Statement> drop_roles;
   for (const auto& [name, role] : have.roles) {
     if (want.roles.count(name)) continue;
+    const Grants& gives = gives_at_most(name);
     for (const auto& user : role.members) {
       const auto& gets = wanted[user];
-      const bool covered = std::all_of(role.grants.begin(), role.grants.end(), [&](const auto& g) {
+      const bool covered = std::all_of(gives.begin(), gives.end(), [&](const auto& g) {
         auto w = gets.find(g.first);
         return w != gets.end() && std::includes(w->second.begin(), w->second.end(), g.second.begin(), g.second.end());
       });
@@ -127,6 +160,10 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
     for (const auto& user : it->second.members) {
       if (!role.members.count(user)) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
     }
+    for (const auto& inherited : it->second.roles) {
+      if (!role.roles.count(inherited))
+        tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_role(d, inherited, name)});
+    }
     for (const auto& [on, privs] : it->second.grants) {
       auto w = role.grants.find(on);
       const auto extra = w == role.grants.end() ? privs : minus(privs, w->second);
@@ -134,6 +171,7 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
         tighten.push_back({Phase::Tighten, catalog_of(on), sql::revoke_privileges(d, extra, on, name)});
     }
   }
+  std::vector<Statement> widen_inherits;
   for (const auto& [name, role] : want.roles) {
     const auto& current = live_role(name);
     for (const auto& [on, privs] : role.grants) {
@@ -142,6 +180,10 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       if (!missing.empty()) {
         widen_grants.push_back({Phase::Widen, catalog_of(on), sql::grant_privileges(d, missing, on, name)});
       }
+    }
+    for (const auto& inherited : role.roles) {
+      if (!current.roles.count(inherited))
+        widen_inherits.push_back({Phase::Widen, "", sql::grant_role_to_role(d, inherited, name)});
     }
     for (const auto& user : role.members) {
       if (!current.members.count(user) && user_exists(live, user)) {
@@ -172,8 +214,8 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
 
   std::vector<Statement> out;
-  for (auto* v :
-       {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_members, &widen_masks, &drop_roles, &cleanup}) {
+  for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_inherits, &widen_members, &widen_masks,
+                  &drop_roles, &cleanup}) {
     out.insert(out.end(), v->begin(), v->end());
   }
   return out;

@@ -82,6 +82,10 @@ class OwnedSink {
   bool owned(const std::string& role) const { return starts_with(role, plan_.prefix); }
   void role(const std::string& name) { out_.state.owned.roles[name]; }
   void member(const std::string& role, const std::string& user) { out_.state.owned.roles[role].members.insert(user); }
+  /// `role` inherits `inherited`, both owned.
+  void inherit(const std::string& role, const std::string& inherited) {
+    out_.state.owned.roles[role].roles.insert(inherited);
+  }
   void grant(const std::string& role, const Securable& on, const std::set<std::string>& privs) {
     auto& g = out_.state.owned.roles[role].grants[on];
     g.insert(privs.begin(), privs.end());
@@ -153,6 +157,10 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
   out.state.users = users;
   std::map<std::string, std::set<std::string>> user_roles;
   for (const auto& r : c.query("SELECT User, Host, Role FROM mysql.roles_mapping").rows) {
+    if (cell(r, 1).empty() && roles.count(cell(r, 0))) {  // a role granted to a role
+      if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.inherit(cell(r, 0), cell(r, 2));
+      continue;
+    }
     if (std::make_pair(cell(r, 0), cell(r, 1)) == me || cell(r, 1) != kUserHost) continue;
     user_roles[cell(r, 0)].insert(cell(r, 2));
     if (sink.owned(cell(r, 2))) sink.member(cell(r, 2), cell(r, 0));
@@ -358,6 +366,10 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
   out.state.users = users;
   std::map<std::string, std::set<std::string>> user_roles;
   for (const auto& r : c.query("SELECT FROM_ROLE, TO_ROLE, TO_USER FROM sys.role_edges").rows) {
+    if (!is_null(r, 1) && !cell(r, 1).empty()) {  // FROM_ROLE granted to the role TO_ROLE
+      if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 1))) sink.inherit(cell(r, 1), cell(r, 0));
+      continue;
+    }
     if (is_null(r, 2)) continue;
     auto id = parse_user_identity(cell(r, 2));
     if (!id || id->second != kUserHost) continue;

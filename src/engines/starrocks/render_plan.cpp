@@ -1,9 +1,12 @@
 // PolicySet -> Plan: the roles, grants and masks tagwarden owns on a server.
-// Roles are compact: one role per distinct set of users that share a grant,
-// holding every grant that exactly that set shares. Role and policy names are
-// derived from what they hold, so the same PolicySet gives the same names.
+// Roles are compact: one holder role per distinct set of users that share a
+// grant, holding every grant that exactly that set shares; each user holds one
+// role (an atom role inheriting the holder roles its users need, or the one
+// holder role they need). Role and policy names are derived from what they
+// hold or who holds them, so the same PolicySet gives the same names.
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -462,33 +465,57 @@ class Renderer {
     }
   }
 
+  // One role per distinct holder set (its grants); then the users are partitioned into atoms (users
+  // holding exactly the same holder roles). Each user holds one owned role: its atom's role, which
+  // inherits the holder roles (depth 2), or the holder role itself when the atom has only one.
   void roles() {
     std::map<std::size_t, std::map<Securable, std::set<std::string>>> by_holders;
     for (const auto& [key, id] : items_) {
       if (!sets_[id]->empty()) by_holders[id][key.first].insert(key.second);
     }
-    std::map<std::string, std::size_t> per_user;
+    std::vector<std::string> holder_names;
+    std::vector<std::vector<std::uint32_t>> user_holders(ps_.users.size());
     for (auto& [id, grants] : by_holders) {
-      const std::vector<std::string> members = names(*sets_[id]);
-      for (const auto& u : members) ++per_user[u];
-      OwnedState::Role role{std::move(grants), std::set<std::string>(members.begin(), members.end())};
-      plan_.desired.roles[plan_.prefix + "r" + hash16(members)] = std::move(role);
+      const std::string name = plan_.prefix + "r" + hash16(names(*sets_[id]));
+      for (auto u : *sets_[id]) user_holders[u].push_back(static_cast<std::uint32_t>(holder_names.size()));
+      holder_names.push_back(name);
+      plan_.desired.roles[name].grants = std::move(grants);
     }
-    // StarRocks caps the roles of one user (FE privilege_max_total_roles_per_user, 64 by default).
+    std::map<std::vector<std::string>, std::vector<std::size_t>> atoms;  // holder role names -> users
+    for (std::size_t u = 0; u < user_holders.size(); ++u) {
+      if (user_holders[u].empty()) continue;
+      std::vector<std::string> held;
+      held.reserve(user_holders[u].size());
+      for (auto h : user_holders[u]) held.push_back(holder_names[h]);
+      std::sort(held.begin(), held.end());
+      atoms[std::move(held)].push_back(u);
+    }
     std::vector<std::string> crowded;
     std::size_t most = 0;
-    for (const auto& [u, n] : per_user) {
-      if (n > kRolesPerUser) crowded.push_back(u);
-      most = std::max(most, n);
+    for (const auto& [held, users] : atoms) {
+      const std::vector<std::string> members = names(users);
+      if (held.size() == 1) {
+        plan_.desired.roles[held.front()].members.insert(members.begin(), members.end());
+        continue;
+      }
+      auto& atom = plan_.desired.roles[plan_.prefix + "a" + hash16(members)];
+      atom.members.insert(members.begin(), members.end());
+      atom.roles.insert(held.begin(), held.end());
+      // StarRocks counts a user's roles with every role they inherit (getAllPredecessors).
+      const std::size_t total = held.size() + 1;
+      most = std::max(most, total);
+      if (total > kRolesPerUser) crowded.insert(crowded.end(), members.begin(), members.end());
     }
+    std::sort(crowded.begin(), crowded.end());
     if (d_ == Dialect::StarRocks && !crowded.empty()) {
-      plan_.findings.push_back({Severity::Warning, "starrocks_roles_per_user",
-                                std::to_string(crowded.size()) + " users need more than " +
-                                    std::to_string(kRolesPerUser) + " tagwarden roles (up to " + std::to_string(most) +
-                                    "); StarRocks refuses more than privilege_max_total_roles_per_user (default " +
-                                    std::to_string(kRolesPerUser) +
-                                    ") roles per user, so raise it or their last memberships fail (fail closed)",
-                                plan_.profile, crowded});
+      plan_.findings.push_back(
+          {Severity::Warning, "starrocks_roles_per_user",
+           std::to_string(crowded.size()) + " users hold a tagwarden role that inherits more than " +
+               std::to_string(kRolesPerUser - 1) + " others (up to " + std::to_string(most) +
+               " roles in all); StarRocks counts inherited roles against "
+               "privilege_max_total_roles_per_user (default " +
+               std::to_string(kRolesPerUser) + "), so raise it or their membership is refused (fail closed)",
+           plan_.profile, crowded});
     }
   }
 

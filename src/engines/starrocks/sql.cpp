@@ -155,6 +155,14 @@ std::string revoke_role(Dialect d, std::string_view role, std::string_view user)
   return "REVOKE " + ident(role) + " FROM " + grantee_user(d, user);
 }
 
+std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role) {
+  return "GRANT " + ident(role) + " TO " + grantee_role(d, to_role);
+}
+
+std::string revoke_role_from_role(Dialect d, std::string_view role, std::string_view from_role) {
+  return "REVOKE " + ident(role) + " FROM " + grantee_role(d, from_role);
+}
+
 std::string set_catalog(std::string_view catalog) { return "SET CATALOG " + ident(catalog); }
 
 std::string create_mask(const MaskPolicy& m) {

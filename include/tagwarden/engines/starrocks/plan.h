@@ -94,6 +94,7 @@ struct OwnedState {
   struct Role {
     std::map<Securable, std::set<std::string>> grants;  ///< engine privilege names per securable
     std::set<std::string> members;                      ///< engine user names
+    std::set<std::string> roles;                        ///< owned roles granted to this role (it inherits them)
     bool operator==(const Role&) const = default;
   };
   std::map<std::string, Role> roles;              ///< by role name (all start with the plan's prefix)

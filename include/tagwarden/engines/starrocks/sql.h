@@ -40,6 +40,9 @@ std::string revoke_privileges(Dialect d, const std::set<std::string>& privileges
                               std::string_view role);
 std::string grant_role(Dialect d, std::string_view role, std::string_view user);
 std::string revoke_role(Dialect d, std::string_view role, std::string_view user);
+/// Role inheritance: `to_role` inherits `role` (StarRocks GRANT r TO ROLE r2; MySQL/MariaDB GRANT r TO r2).
+std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role);
+std::string revoke_role_from_role(Dialect d, std::string_view role, std::string_view from_role);
 std::string set_catalog(std::string_view catalog);
 
 /// StarRocks only: masking policies.
