@@ -1,4 +1,5 @@
 #include "digest.h"
+#include "tagwarden/util/text.h"
 
 #include <stdexcept>
 
@@ -26,13 +27,7 @@ std::string Digest::finish() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_DigestFinal_ex(ctx_.get(), md, &n);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < n; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
+  return hex_lower(md, n);
 }
 
 }  // namespace tw

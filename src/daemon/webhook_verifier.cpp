@@ -1,4 +1,5 @@
 #include "webhook_verifier.h"
+#include "tagwarden/util/text.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -34,13 +35,7 @@ std::string WebhookVerifier::sign(std::string_view secret, std::string_view body
   unsigned int len = 0;
   HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
        reinterpret_cast<const unsigned char*>(body.data()), body.size(), mac, &len);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += hex[mac[i] >> 4];
-    out += hex[mac[i] & 15];
-  }
-  return out;
+  return hex_lower(mac, len);
 }
 
 WebhookVerdict WebhookVerifier::verify(std::string_view body, std::string_view signature, std::string_view timestamp,

@@ -1,4 +1,5 @@
 #include "tagwarden/engines/registry.h"
+#include "tagwarden/util/text.h"
 
 #include <openssl/evp.h>
 
@@ -11,13 +12,7 @@ std::string sha256_hex(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
+  return hex_lower(digest, len);
 }
 
 RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {

@@ -16,4 +16,7 @@ std::string join_words(const std::vector<std::string>& items);
 /// JSON-style double-quoted string, safe for any bytes.
 std::string quote(std::string_view text);
 
+/// Lower-case hex of bytes (digests, MACs).
+std::string hex_lower(const unsigned char* bytes, std::size_t size);
+
 }  // namespace tw
