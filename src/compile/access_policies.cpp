@@ -130,17 +130,6 @@ std::string kind_of(const json& v) {
   return "a mapping";
 }
 
-// n decimal digits at s[pos]; false when any is not a digit or out of bounds.
-bool read_digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
-  if (pos + n > s.size()) return false;
-  out = 0;
-  for (std::size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    out = out * 10 + (s[i] - '0');
-  }
-  return true;
-}
-
 // YYYY-MM-DD, a real calendar day in years 1-9999.
 bool valid_date(std::string_view s) {
   int y = 0, m = 0, d = 0;

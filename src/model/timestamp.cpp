@@ -1,19 +1,11 @@
 #include "tagwarden/model/timestamp.h"
 
+#include "tagwarden/util/text.h"
+
 #include <cstdio>
 
 namespace tw {
 namespace {
-
-bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
-  if (pos + n > s.size()) return false;
-  out = 0;
-  for (std::size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    out = out * 10 + (s[i] - '0');
-  }
-  return true;
-}
 
 // Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -31,9 +23,9 @@ bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 std::optional<Timestamp> parse_timestamp(std::string_view s) {
   int year, month, day, hour, minute, second;
-  if (!digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !digits(s, 5, 2, month) || s[7] != '-' ||
-      !digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') || !digits(s, 11, 2, hour) || s[13] != ':' ||
-      !digits(s, 14, 2, minute) || s[16] != ':' || !digits(s, 17, 2, second)) {
+  if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !read_digits(s, 5, 2, month) || s[7] != '-' ||
+      !read_digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') || !read_digits(s, 11, 2, hour) || s[13] != ':' ||
+      !read_digits(s, 14, 2, minute) || s[16] != ':' || !read_digits(s, 17, 2, second)) {
     return std::nullopt;
   }
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -51,8 +43,8 @@ std::optional<Timestamp> parse_timestamp(std::string_view s) {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     int oh, om;
-    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !digits(s, pos + 4, 2, om) ||
-        oh > 23 || om > 59) {
+    if (!read_digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+        !read_digits(s, pos + 4, 2, om) || oh > 23 || om > 59) {
       return std::nullopt;
     }
     offset = (s[pos] == '+' ? 1 : -1) * (oh * 3600 + om * 60);

@@ -77,4 +77,14 @@ std::string hex_lower(const unsigned char* bytes, std::size_t size) {
   return out;
 }
 
+bool read_digits(std::string_view text, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > text.size()) return false;
+  out = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    out = out * 10 + (text[i] - '0');
+  }
+  return true;
+}
+
 }  // namespace tw

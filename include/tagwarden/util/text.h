@@ -16,6 +16,9 @@ std::string join_words(const std::vector<std::string>& items);
 /// JSON-style double-quoted string, safe for any bytes.
 std::string quote(std::string_view text);
 
+/// The n decimal digits at text[pos] as a number; false when any is missing or not a digit.
+bool read_digits(std::string_view text, std::size_t pos, std::size_t n, int& out);
+
 /// Lower-case hex of bytes (digests, MACs).
 std::string hex_lower(const unsigned char* bytes, std::size_t size);
 
