@@ -49,7 +49,7 @@ std::vector<Finding> snapshot_findings(const Model& model) {
   if (!ungated.empty()) {
     out.push_back({Severity::Info, "classifications_without_clearance",
                    std::to_string(ungated.size()) + " classifications have no clearance: they gate nothing (" +
-                       join_words(ungated) + ")",
+                       join_some(ungated) + ")",
                    "", ungated});
   }
   return out;
@@ -629,7 +629,7 @@ class ProfileCompiler {
       out.findings.push_back(
           {Severity::Info, "materialized_view_restriction",
            std::to_string(names.size()) + " users are not cleared for every gated tag on profile " + p_.name + " (" +
-               join_words(ps.gated_tags) +
+               join_some(ps.gated_tags) +
                ") and cannot create materialized views there; Trino's file-based rules check the same OWNERSHIP of "
                "the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot create tables "
                "or views either (set restrict_materialized_views: false to lift this)",

@@ -62,6 +62,13 @@ std::string join_words(const std::vector<std::string>& items) {
   return out;
 }
 
+std::string join_some(const std::vector<std::string>& items, std::size_t limit) {
+  if (items.size() <= limit) return join_words(items);
+  std::vector<std::string> named(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(limit));
+  named.push_back(std::to_string(items.size() - limit) + " more");
+  return join_words(named);
+}
+
 std::string quote(std::string_view text) {
   return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -12,6 +12,9 @@ std::string lowercase_identifier(std::string_view text);
 
 /// "a, b and c".
 std::string join_words(const std::vector<std::string>& items);
+/// "a, b, c and 4980 more": for messages that would otherwise name thousands of users or tags
+/// (the finding's subjects, or `explain --user`, give the whole answer).
+std::string join_some(const std::vector<std::string>& items, std::size_t limit = 20);
 
 /// JSON-style double-quoted string, safe for any bytes.
 std::string quote(std::string_view text);

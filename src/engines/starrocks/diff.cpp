@@ -233,7 +233,7 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
     std::vector<std::string> users(missing.begin(), missing.end());
     out.push_back({Severity::Warning, "starrocks_user_missing",
                    std::to_string(users.size()) + " engine user" + (users.size() == 1 ? "" : "s") + " (" +
-                       join_words(users) + ") do not exist on the server as '<user>'@'" + std::string(kUserHost) +
+                       join_some(users) + ") do not exist on the server as '<user>'@'" + std::string(kUserHost) +
                        "': their roles are not granted until they exist",
                    plan.profile, users});
   }

@@ -521,7 +521,7 @@ class Renderer {
 
   static std::string users_text(const std::set<std::string>& users) {
     std::vector<std::string> u(users.begin(), users.end());
-    return std::to_string(u.size()) + " user" + (u.size() == 1 ? "" : "s") + " (" + join_words(u) + ")";
+    return std::to_string(u.size()) + " user" + (u.size() == 1 ? "" : "s") + " (" + join_some(u) + ")";
   }
 
   void findings() {
@@ -556,7 +556,7 @@ class Renderer {
                                     (caps.masking_policies ? "cannot type them" : "not available") +
                                     "): " + std::to_string(c.second.size()) + " uncleared user" +
                                     (c.second.size() == 1 ? "" : "s") + " (" +
-                                    join_words(std::vector<std::string>(c.second.begin(), c.second.end())) +
+                                    join_some(std::vector<std::string>(c.second.begin(), c.second.end())) +
                                     ") lose SELECT on the whole object instead; nothing is dropped",
                                 plan_.profile, subjects});
     }

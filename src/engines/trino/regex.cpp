@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <map>
 #include <string_view>
 
 #include "tagwarden/engines/trino/rules.h"
@@ -23,14 +22,6 @@ std::string regex_literal(std::string_view text) {
 
 namespace {
 
-// Names as a trie over code points (never splitting a UTF-8 sequence), so the
-// alternation shares prefixes: shorter to write, and Java's matcher tries a
-// handful of branches per character instead of every name in turn.
-struct TrieNode {
-  bool terminal = false;
-  std::map<std::string, TrieNode> children;  // by code point, in byte order
-};
-
 std::size_t code_point_length(unsigned char lead) {
   if (lead < 0x80) return 1;
   if ((lead >> 5) == 0x6) return 2;
@@ -39,47 +30,55 @@ std::size_t code_point_length(unsigned char lead) {
   return 1;  // a stray byte stands for itself
 }
 
-void insert(TrieNode& root, std::string_view name) {
-  TrieNode* node = &root;
-  for (std::size_t i = 0; i < name.size();) {
-    const std::size_t n = std::min(code_point_length(static_cast<unsigned char>(name[i])), name.size() - i);
-    node = &node->children[std::string(name.substr(i, n))];
-    i += n;
-  }
-  node->terminal = true;
+// The code point of `name` starting at byte `at` (shorter when the name ends inside it).
+std::string_view unit_at(std::string_view name, std::size_t at) {
+  return name.substr(at, std::min(code_point_length(static_cast<unsigned char>(name[at])), name.size() - at));
 }
 
-// The alternatives of a node's children, without a group around them.
-std::string alternatives(const TrieNode& node) {
-  std::string out;
-  for (const auto& [unit, first] : node.children) {
-    if (!out.empty()) out += '|';
-    std::string label = regex_literal(unit);
-    const TrieNode* child = &first;
-    while (child->children.size() == 1 && !child->terminal) {
-      label += regex_literal(child->children.begin()->first);
-      child = &child->children.begin()->second;
+// Names as a trie over code points (never splitting a UTF-8 sequence), so the
+// alternation shares prefixes: shorter to write, and Java's matcher tries a
+// handful of branches per character instead of every name in turn. The trie is
+// walked over the sorted names, whose ranges are its nodes: [lo, hi) share the
+// first `depth` bytes, and none of them ends there.
+void alternatives(const std::vector<std::string>& names, std::size_t lo, std::size_t hi, std::size_t depth,
+                  std::string& out) {
+  bool first = true;
+  for (std::size_t i = lo; i < hi;) {
+    const std::string_view unit = unit_at(names[i], depth);
+    std::size_t j = i + 1;
+    while (j < hi && unit_at(names[j], depth) == unit) ++j;
+    if (!first) out += '|';
+    first = false;
+    out += regex_literal(unit);
+    std::size_t at = depth + unit.size();
+    // A chain of single children is written as one literal.
+    while (names[i].size() > at) {
+      const std::string_view next = unit_at(names[i], at);
+      if (unit_at(names[j - 1], at) != next) break;  // sorted: first and last agree only if all do
+      out += regex_literal(next);
+      at += next.size();
     }
-    out += label;
-    if (child->children.empty()) continue;
-    const std::string inner = alternatives(*child);
-    if (child->terminal) {
-      out += "(?:" + inner + ")?";
-    } else {
-      out += "(?:" + inner + ")";
+    const bool terminal = names[i].size() == at;
+    const std::size_t k = terminal ? i + 1 : i;
+    if (k < j) {
+      out += "(?:";
+      alternatives(names, k, j, at, out);
+      out += terminal ? ")?" : ")";
     }
+    i = j;
   }
-  return out;
 }
 
 }  // namespace
 
 std::string exact_alternation(std::vector<std::string> names) {
-  TrieNode root;
-  for (const auto& name : names) insert(root, name);
-  std::string body = alternatives(root);
-  if (root.terminal) body += "|";  // the empty name
-  return "^(?:" + body + ")$";
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const bool empty_name = !names.empty() && names.front().empty();
+  std::string out = "^(?:";
+  alternatives(names, empty_name ? 1 : 0, names.size(), 0, out);
+  if (empty_name) out += "|";  // the empty name
+  return out + ")$";
 }
 
 }  // namespace tw::trino

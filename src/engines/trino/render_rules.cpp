@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -104,20 +105,16 @@ class UserPatterns {
       if (fresh) it->second = intern(exact_alternation(names(classes)));
       return it->second;
     }
-    return intern(exact_alternation(names(classes)));
+    auto [it, fresh] = by_lists_.try_emplace(lists(classes), 0);
+    if (fresh) it->second = intern(exact_alternation(names(classes)));
+    return it->second;
   }
 
   /// Every known user outside the given classes; kNobody when there is none.
   std::size_t complement(const std::vector<const AccessClass*>& classes) {
-    std::vector<bool> inside(ps_.users.size(), false);
-    for (const auto* cls : classes) {
-      for (std::size_t u : *cls->users) inside[u] = true;
-    }
-    std::vector<std::string> out;
-    for (std::size_t u = 0; u < ps_.users.size(); ++u) {
-      if (!inside[u]) out.push_back(ps_.users[u].engine_name);
-    }
-    return out.empty() ? kNobody : intern(exact_alternation(std::move(out)));
+    auto [it, fresh] = complement_of_.try_emplace(lists(classes), kNobody);
+    if (fresh) it->second = compute_complement(classes);
+    return it->second;
   }
 
   /// The length the names of these classes add to an alternation.
@@ -137,10 +134,30 @@ class UserPatterns {
   const std::string& literal(std::size_t id) const { return literals_[id]; }
 
  private:
+  std::size_t compute_complement(const std::vector<const AccessClass*>& classes) {
+    std::vector<bool> inside(ps_.users.size(), false);
+    for (const auto* cls : classes) {
+      for (std::size_t u : *cls->users) inside[u] = true;
+    }
+    std::vector<std::string> out;
+    for (std::size_t u = 0; u < ps_.users.size(); ++u) {
+      if (!inside[u]) out.push_back(ps_.users[u].engine_name);
+    }
+    return out.empty() ? kNobody : intern(exact_alternation(std::move(out)));
+  }
+
   std::size_t intern(const std::string& regex) {
     auto [it, fresh] = by_regex_.try_emplace(regex, literals_.size());
     if (fresh) literals_.push_back(json(regex).dump(-1, ' ', false, json::error_handler_t::strict));
     return it->second;
+  }
+
+  // Classes of one object hold disjoint user lists, so the set of lists names the users.
+  static std::vector<const void*> lists(const std::vector<const AccessClass*>& classes) {
+    std::vector<const void*> key;
+    for (const auto* cls : classes) key.push_back(cls->users.get());
+    std::sort(key.begin(), key.end());
+    return key;
   }
 
   std::vector<std::string> names(const std::vector<const AccessClass*>& classes) const {
@@ -156,6 +173,8 @@ class UserPatterns {
   std::vector<std::string> literals_;
   std::unordered_map<std::string, std::size_t> by_regex_;
   std::map<const void*, std::size_t> by_list_;
+  std::map<std::vector<const void*>, std::size_t> by_lists_;
+  std::map<std::vector<const void*>, std::size_t> complement_of_;
   std::map<const void*, std::size_t> bytes_;
 };
 
