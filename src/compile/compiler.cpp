@@ -386,10 +386,26 @@ class ProfileCompiler {
     if (!fresh) return it->second;
     for (const auto& group : partition) {
       std::map<std::vector<bool>, std::vector<std::size_t>> split;
-      for (std::size_t u : *group.users) {
-        std::vector<bool> key(tags.size());
-        for (std::size_t i = 0; i < tags.size(); ++i) key[i] = m_.cleared[u][tags[i]];
-        split[key].push_back(u);
+      if (tags.size() <= 64) {
+        // A word per user, not a vector: this loop runs for every user of every object's partition.
+        std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_mask;
+        for (std::size_t u : *group.users) {
+          const std::vector<bool>& cleared = m_.cleared[u];
+          std::uint64_t mask = 0;
+          for (std::size_t i = 0; i < tags.size(); ++i) mask |= static_cast<std::uint64_t>(cleared[tags[i]]) << i;
+          by_mask[mask].push_back(u);
+        }
+        for (auto& [mask, users] : by_mask) {
+          std::vector<bool> key(tags.size());
+          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = (mask >> i) & 1U;
+          split.emplace(std::move(key), std::move(users));
+        }
+      } else {
+        for (std::size_t u : *group.users) {
+          std::vector<bool> key(tags.size());
+          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = m_.cleared[u][tags[i]];
+          split[key].push_back(u);
+        }
       }
       for (auto& [cleared, users] : split) {
         auto shared =

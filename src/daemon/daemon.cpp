@@ -212,13 +212,23 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   for (const auto& profile : profiles) {
     const auto p0 = std::chrono::steady_clock::now();
     std::shared_ptr<const CompileMemo> memo;
+    Profile built_with;
+    std::string built_sha256;
     {
       std::lock_guard lock(mu_);
-      memo = profiles_[profile.name].memo;
+      const auto& st = profiles_[profile.name];
+      memo = st.memo;
+      built_with = st.built_with;
+      built_sha256 = st.artifact_sha256;
     }
-    ProfileBuild build = build_profile(*model, profile, memo.get());
+    const auto served = published(profile.name);  // the previous build's artifact, kept alive here
+    const Artifact* previous_artifact =
+        served && !built_sha256.empty() && served->artifact.sha256 == built_sha256 ? &served->artifact : nullptr;
+    ProfileBuild build = build_profile(*model, profile, PreviousBuild{&built_with, memo.get(), previous_artifact});
     nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
     entry["reused_objects"] = build.compile.reused_objects;
+    entry["reused_artifact"] = build.reused_artifact;
+    const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
     if (build.artifact) publish(profile, std::move(*build.artifact), outcome, entry);
     if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
         entry.value("status", "") == "ok") {
@@ -246,6 +256,8 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       st.last_error.clear();
       st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
       st.memo = build.compile.memo;
+      st.built_with = profile;
+      st.artifact_sha256 = artifact_sha256;
     }
     outcome.profiles.push_back(std::move(entry));
   }

@@ -92,7 +92,9 @@ class Daemon {
     double last_duration_ms = 0;
     std::shared_ptr<const PolicySet> policy_set;  ///< last good
     std::shared_ptr<const CompileMemo> memo;      ///< of the last good compile: the next one reuses untouched objects
-    std::vector<Finding> apply_findings;          ///< StarRocks: drift and translation findings of the last apply
+    Profile built_with;                           ///< the profile the memo and the artifact below were made with
+    std::string artifact_sha256;          ///< the artifact of that build (published): reused when nothing changed
+    std::vector<Finding> apply_findings;  ///< StarRocks: drift and translation findings of the last apply
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);

@@ -35,8 +35,25 @@ RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {
 }
 
 ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous) {
-  ProfileBuild b{compile_profile(model, profile, previous), std::nullopt};
-  if (b.compile.policy_set) {
+  return build_profile(model, profile, PreviousBuild{nullptr, previous, nullptr});
+}
+
+namespace {
+
+bool same_decisions(const PreviousBuild& previous, const Profile& profile, const ProfileCompile& now) {
+  return previous.profile && previous.memo && previous.artifact && now.memo && *previous.profile == profile &&
+         previous.memo->context == now.memo->context && previous.memo->object_digests == now.memo->object_digests;
+}
+
+}  // namespace
+
+ProfileBuild build_profile(const Model& model, const Profile& profile, const PreviousBuild& previous) {
+  ProfileBuild b{compile_profile(model, profile, previous.memo), std::nullopt};
+  if (b.compile.policy_set && same_decisions(previous, profile, b.compile)) {
+    b.artifact = *previous.artifact;
+    b.reused_artifact = true;
+    b.compile.findings.insert(b.compile.findings.end(), b.artifact->findings.begin(), b.artifact->findings.end());
+  } else if (b.compile.policy_set) {
     RenderResult r = render_artifact(*b.compile.policy_set, &profile);
     if (r.artifact) {
       b.compile.findings.insert(b.compile.findings.end(), r.artifact->findings.begin(), r.artifact->findings.end());

@@ -8,6 +8,7 @@
 
 #include "helpers.h"
 #include "tagwarden/compile/compiler.h"
+#include "tagwarden/engines/registry.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace {
@@ -185,4 +186,54 @@ TEST_CASE("a membership change decides every object again; a tag change only its
   CHECK(after_member.reused_objects == 0);
   CHECK(tw::trino::render_rules(*after_member.policy_set).text ==
         tw::trino::render_rules(*tw::compile_profile(*m3, profile).policy_set).text);
+}
+
+TEST_CASE("a build reuses the previous artifact only when its decisions are unchanged", "[incremental]") {
+  tw::Profile trino = twtest::trino_profile({"cat0"});
+  tw::Profile starrocks = trino;
+  starrocks.name = "sr";
+  starrocks.engine = tw::Engine::StarRocks;
+  std::size_t reused = 0, rendered = 0;
+  for (const tw::Profile& profile : {trino, starrocks}) {
+    for (unsigned seed = 1; seed <= 12; ++seed) {
+      World w(seed);
+      json s = w.snapshot();
+      tw::ProfileBuild last = tw::build_profile(*tw::build_model(twtest::must_parse(s.dump()), std::nullopt), profile);
+      REQUIRE(last.artifact);
+      for (int step = 0; step < 10; ++step) {
+        // Every third step changes nothing, the others make one random change (which may
+        // concern only cat1, outside this profile).
+        const std::string what = step % 3 == 0 ? "nothing" : w.change(s);
+        INFO(profile.name << " seed " << seed << " step " << step << ": " << what);
+        auto model = tw::build_model(twtest::must_parse(s.dump()), std::nullopt);
+        tw::ProfileBuild full = tw::build_profile(*model, profile);
+        tw::ProfileBuild next = tw::build_profile(
+            *model, profile,
+            tw::PreviousBuild{&profile, last.compile.memo.get(), last.artifact ? &*last.artifact : nullptr});
+        REQUIRE(full.artifact.has_value() == next.artifact.has_value());
+        CHECK(!full.reused_artifact);
+        if (step % 3 == 0 && last.artifact) CHECK(next.reused_artifact);
+        if (full.artifact) {
+          CHECK(full.artifact->bytes == next.artifact->bytes);
+          CHECK(full.artifact->sha256 == next.artifact->sha256);
+          CHECK(findings_text(full.compile.findings) == findings_text(next.compile.findings));
+        }
+        (next.reused_artifact ? reused : rendered)++;
+        last = std::move(next);
+      }
+    }
+  }
+  INFO("reused " << reused << " rendered " << rendered);
+  CHECK(reused > 0);
+  CHECK(rendered > 0);
+
+  // A different profile never reuses, even with the same decisions.
+  World w(5);
+  auto model = tw::build_model(twtest::must_parse(w.snapshot().dump()), std::nullopt);
+  tw::ProfileBuild first = tw::build_profile(*model, starrocks);
+  tw::Profile masked = starrocks;
+  masked.masking = "on";
+  tw::ProfileBuild other =
+      tw::build_profile(*model, masked, tw::PreviousBuild{&starrocks, first.compile.memo.get(), &*first.artifact});
+  CHECK(!other.reused_artifact);
 }

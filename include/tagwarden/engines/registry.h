@@ -35,8 +35,20 @@ RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullp
 struct ProfileBuild {
   ProfileCompile compile;
   std::optional<Artifact> artifact;
+  bool reused_artifact = false;  ///< the decisions were those of the previous build, so was its artifact
 };
 ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous = nullptr);
+
+/// A profile's last good build: its profile, memo and artifact.
+struct PreviousBuild {
+  const Profile* profile = nullptr;
+  const CompileMemo* memo = nullptr;
+  const Artifact* artifact = nullptr;
+};
+/// As above, and when the compile decides exactly what the previous build decided (same
+/// context, same objects with the same digests, same profile), the previous artifact is
+/// taken instead of rendering again: rendering is pure, so the bytes would be the same.
+ProfileBuild build_profile(const Model& model, const Profile& profile, const PreviousBuild& previous);
 
 std::string sha256_hex(std::string_view data);
 
