@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "tagwarden/engines/registry.h"
 #include "tagwarden/engines/starrocks/plan.h"
@@ -132,21 +134,26 @@ bool covers_database(const QualifiedName& pattern, const std::string& catalog, c
 }
 
 void check_names(const PolicySet& ps, Dialect d, std::vector<std::string>& errors) {
-  auto check = [&](const std::string& name, const std::string& what) {
-    if (name.find('\0') != std::string::npos)
-      errors.push_back(what + " contains a NUL byte, which no engine can quote");
+  // The subject of a message is only written when a name has a NUL byte (quote() is not cheap).
+  auto has_nul = [](const std::string& name) { return name.find('\0') != std::string::npos; };
+  auto report = [&](const std::string& what) {
+    errors.push_back(what + " contains a NUL byte, which no engine can quote");
   };
-  for (const auto& u : ps.users) check(u.engine_name, "engine user " + quote(u.platform_name));
+  for (const auto& u : ps.users) {
+    if (has_nul(u.engine_name)) report("engine user " + quote(u.platform_name));
+  }
   for (const auto& c : ps.catalogs) {
-    check(c, "catalog " + quote(c));
+    if (has_nul(c)) report("catalog " + quote(c));
     if (d == Dialect::MySQL && c != kInternalCatalog) {
       errors.push_back("catalog " + quote(c) + " is external: the mysql dialect has no catalogs (map it to " +
                        std::string(kInternalCatalog) + " or use the starrocks dialect)");
     }
   }
   for (const auto& op : ps.objects) {
-    check(op.engine_name.schema + op.engine_name.table, "object " + quote(op.engine_name.str()));
-    for (const auto& c : op.columns) check(c, "a column of " + quote(op.engine_name.str()));
+    if (has_nul(op.engine_name.schema + op.engine_name.table)) report("object " + quote(op.engine_name.str()));
+    for (const auto& c : op.columns) {
+      if (has_nul(c)) report("a column of " + quote(op.engine_name.str()));
+    }
   }
 }
 
@@ -173,29 +180,44 @@ bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filt
   return sql::filter_expression(cond, args).has_value();
 }
 
-std::string column_type(const ObjectPolicy& op, const std::string& column) {
+// The SQL type of each snapshot type, or "" (sql::mask_type), computed once per distinct type.
+class TypeCache {
+ public:
+  const std::string& operator()(const std::string& snapshot_type) {
+    auto it = types_.find(snapshot_type);
+    if (it == types_.end()) it = types_.emplace(snapshot_type, sql::mask_type(snapshot_type)).first;
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> types_;
+};
+
+std::string column_type(const ObjectPolicy& op, const std::string& column, TypeCache& types) {
   auto it = std::find(op.columns.begin(), op.columns.end(), column);
   if (it == op.columns.end()) return "";
   const auto i = static_cast<std::size_t>(it - op.columns.begin());
-  return i < op.column_types.size() ? sql::mask_type(op.column_types[i]) : "";
+  return i < op.column_types.size() ? types(op.column_types[i]) : "";
 }
 
-Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
+bool gated_column(const ObjectPolicy& op, const std::string& column) {
+  return std::any_of(op.column_gates.begin(), op.column_gates.end(), [&](const auto& g) { return g.first == column; });
+}
+
+Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types) {
   Coarsening out;
   const Access& a = cls.access;
   if (!a.privileges.has(Privilege::Select)) return out;
-  std::set<std::string> gated;
-  for (const auto& [col, tags] : op.column_gates) gated.insert(col);
   std::vector<std::string> unmaskable;
   bool denied_gate = false, denied_policy = false;
   for (const auto& c : a.denied_columns) {
-    (gated.count(c) ? denied_gate : denied_policy) = true;
-    if (!caps.masking_policies || column_type(op, c).empty()) unmaskable.push_back(c);
+    (gated_column(op, c) ? denied_gate : denied_policy) = true;
+    if (!caps.masking_policies || column_type(op, c, types).empty()) unmaskable.push_back(c);
   }
   bool masks = false;
   for (const auto& m : a.masks) {
     masks = true;
-    if (!caps.masking_policies || column_type(op, m.column).empty()) unmaskable.push_back(m.column);
+    if (!caps.masking_policies || column_type(op, m.column, types).empty()) unmaskable.push_back(m.column);
   }
   const bool filter = !a.row_filter.empty();
   const bool filter_ok = !filter || (caps.row_access_policies && renderable_filter(op, a.row_filter));
@@ -225,13 +247,15 @@ class Renderer {
   Renderer(const PolicySet& ps, Plan& plan) : ps_(ps), plan_(plan), d_(plan.dialect) {}
 
   void run() {
+    rank_users();
     plan_.user_names.reserve(ps_.users.size());
     for (const auto& u : ps_.users) plan_.user_names.push_back(u.engine_name);
-    plan_.users = plan_.user_names;
-    std::sort(plan_.users.begin(), plan_.users.end());
+    plan_.users.reserve(ps_.users.size());
+    for (auto u : by_name_) plan_.users.push_back(ps_.users[u].engine_name);
+    plan_.objects.reserve(ps_.objects.size());
     for (const auto& op : ps_.objects) {
       plan_.objects.push_back(object_securable(op, d_));
-      object(op);
+      object(op, plan_.objects.back());
     }
     std::sort(plan_.objects.begin(), plan_.objects.end());
     creation();
@@ -241,20 +265,58 @@ class Renderer {
   }
 
  private:
+  using List = std::vector<std::size_t>;
+  using Rank = std::uint32_t;
+
+  // Users are compared by engine name through their rank: equal names share a rank and ranks
+  // order as the names do, so sorting ranks sorts names (duplicates included) without a string
+  // compare, and a set of ranks is a set of names.
+  void rank_users() {
+    by_name_.resize(ps_.users.size());
+    std::iota(by_name_.begin(), by_name_.end(), std::size_t{0});
+    std::sort(by_name_.begin(), by_name_.end(),
+              [&](std::size_t a, std::size_t b) { return ps_.users[a].engine_name < ps_.users[b].engine_name; });
+    rank_.resize(ps_.users.size());
+    for (auto u : by_name_) {
+      if (ranked_.empty() || *ranked_.back() != ps_.users[u].engine_name) ranked_.push_back(&ps_.users[u].engine_name);
+      rank_[u] = static_cast<Rank>(ranked_.size() - 1);
+    }
+    seen_.assign(ranked_.size(), 0);
+  }
+
+  // The ranks of some users, sorted (duplicates kept).
+  std::vector<Rank> ranks(const List& users) const {
+    std::vector<Rank> out;
+    out.reserve(users.size());
+    for (auto u : users) out.push_back(rank_[u]);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::vector<std::string> names_of(const std::vector<Rank>& sorted_ranks) const {
+    std::vector<std::string> out;
+    out.reserve(sorted_ranks.size());
+    for (auto r : sorted_ranks) out.push_back(*ranked_[r]);
+    return out;
+  }
+
+  // Engine names of some users, sorted (duplicates kept).
+  std::vector<std::string> names(const List& users) const { return names_of(ranks(users)); }
+
   // A set of users (PolicySet indices, sorted), interned: the same set is one id.
-  std::size_t intern(std::vector<std::size_t> users) {
+  std::size_t intern(List users) {
     auto [it, inserted] = set_ids_.try_emplace(std::move(users), sets_.size());
     if (inserted) sets_.push_back(&it->first);
     return it->second;
   }
 
   // The union of some classes' user lists, computed once per distinct combination of lists.
-  std::size_t union_of(std::vector<const std::vector<std::size_t>*> lists) {
+  std::size_t union_of(std::vector<const List*> lists) {
     std::sort(lists.begin(), lists.end());
     lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
     auto it = combo_ids_.find(lists);
     if (it != combo_ids_.end()) return it->second;
-    std::vector<std::size_t> all;
+    List all;
     for (const auto* l : lists) all.insert(all.end(), l->begin(), l->end());
     std::sort(all.begin(), all.end());
     all.erase(std::unique(all.begin(), all.end()), all.end());
@@ -263,76 +325,118 @@ class Renderer {
     return id;
   }
 
-  std::vector<std::string> names(const std::vector<std::size_t>& users) const {
-    std::vector<std::string> out;
-    out.reserve(users.size());
-    for (auto u : users) out.push_back(ps_.users[u].engine_name);
-    std::sort(out.begin(), out.end());
-    return out;
+  // "N user(s) (a, b and N more)" parts for the users of some lists, by distinct engine name:
+  // computed once per distinct combination of lists, without materializing the names.
+  struct UserCount {
+    std::size_t count = 0;
+    std::string some;  // join_some of the sorted distinct names
+  };
+  const UserCount& user_count(std::vector<const List*> lists) {
+    std::sort(lists.begin(), lists.end());
+    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
+    auto it = counts_.find(lists);
+    if (it != counts_.end()) return it->second;
+    if (++epoch_ == 0) {  // wrapped: clear the marks
+      std::fill(seen_.begin(), seen_.end(), 0);
+      epoch_ = 1;
+    }
+    std::vector<Rank> distinct;
+    for (const auto* l : lists) {
+      for (auto u : *l) {
+        const Rank r = rank_[u];
+        if (seen_[r] != epoch_) {
+          seen_[r] = epoch_;
+          distinct.push_back(r);
+        }
+      }
+    }
+    constexpr std::size_t kNamed = 20;  // join_some's default limit
+    UserCount c;
+    c.count = distinct.size();
+    const std::size_t named = std::min(kNamed, distinct.size());
+    std::partial_sort(distinct.begin(), distinct.begin() + static_cast<std::ptrdiff_t>(named), distinct.end());
+    distinct.resize(named);
+    std::vector<std::string> words = names_of(distinct);
+    if (c.count > kNamed) words.push_back(std::to_string(c.count - kNamed) + " more");
+    c.some = join_words(words);
+    return counts_.emplace(std::move(lists), std::move(c)).first->second;
   }
 
-  // Engine names of a class's users, cached per shared list.
-  const std::vector<std::string>& class_names(const std::shared_ptr<const std::vector<std::size_t>>& users) {
-    auto it = name_cache_.find(users.get());
-    if (it == name_cache_.end()) it = name_cache_.emplace(users.get(), names(*users)).first;
-    return it->second;
-  }
+  // Policy cases while they are built: users as ranks.
+  struct RankCase {
+    std::string expression;
+    std::vector<Rank> users;
+  };
 
-  static void add_case(std::vector<PolicyCase>& cases, const std::string& expression,
-                       const std::vector<std::string>& users) {
-    auto it = std::find_if(cases.begin(), cases.end(), [&](const PolicyCase& c) { return c.expression == expression; });
+  static void add_case(std::vector<RankCase>& cases, std::string expression, const std::vector<Rank>& users) {
+    auto it = std::find_if(cases.begin(), cases.end(), [&](const RankCase& c) { return c.expression == expression; });
     if (it == cases.end()) {
-      cases.push_back({expression, users});
+      cases.push_back({std::move(expression), users});
     } else {
       it->users.insert(it->users.end(), users.begin(), users.end());
     }
   }
 
-  static void finish_cases(std::vector<PolicyCase>& cases) {
-    for (auto& c : cases) std::sort(c.users.begin(), c.users.end());
+  std::vector<PolicyCase> finish_cases(std::vector<RankCase>& cases) const {
     std::sort(cases.begin(), cases.end(),
-              [](const PolicyCase& a, const PolicyCase& b) { return a.expression < b.expression; });
+              [](const RankCase& a, const RankCase& b) { return a.expression < b.expression; });
+    std::vector<PolicyCase> out;
+    out.reserve(cases.size());
+    for (auto& c : cases) {
+      std::sort(c.users.begin(), c.users.end());
+      out.push_back({std::move(c.expression), names_of(c.users)});
+    }
+    return out;
   }
 
-  void object(const ObjectPolicy& op) {
-    const Securable obj = object_securable(op, d_);
+  void object(const ObjectPolicy& op, const Securable& obj) {
     const Capabilities& caps = plan_.capabilities;
-    std::map<std::string, std::vector<const std::vector<std::size_t>*>> holders;  // privilege -> class lists
-    std::vector<const AccessClass*> readers;                                      // classes keeping SELECT
+    std::map<std::string, std::vector<const List*>> holders;  // privilege -> class lists
+    std::vector<const AccessClass*> readers;                  // classes keeping SELECT
     auto& holdings = plan_.access[obj];
+    holdings.reserve(op.classes.size());
     for (const auto& cls : op.classes) {
       PrivilegeSet p = cls.access.privileges;
-      std::vector<std::string> reasons = cls.reasons;
-      const Coarsening c = coarsening(op, cls, caps);
-      if (!c.reason.empty()) {
+      const Coarsening c = coarsening(op, cls, caps, types_);
+      std::string withheld;
+      if (c.reason.empty()) {
+        withheld = join_words(cls.reasons);
+      } else {
         p.remove(Privilege::Select);
+        std::vector<std::string> reasons = cls.reasons;
         reasons.push_back(c.reason);
-        const auto& users = class_names(cls.users);
+        withheld = join_words(reasons);
         if (c.gates) {
           auto& g = coarsened_[obj];
-          g.first.insert(c.columns.begin(), c.columns.end());
-          g.second.insert(users.begin(), users.end());
+          g.columns.insert(c.columns.begin(), c.columns.end());
+          g.lists.push_back(cls.users.get());
         }
         if (c.policies) {
           auto& g = policy_coarsened_[obj];
-          g.first.insert(c.columns.begin(), c.columns.end());
-          g.second.insert(users.begin(), users.end());
-          if (!cls.access.row_filter.empty()) filter_coarsened_.insert(obj);
+          g.columns.insert(c.columns.begin(), c.columns.end());
+          g.lists.push_back(cls.users.get());
+          if (!cls.access.row_filter.empty()) g.filter = true;
         }
       }
       std::set<std::string> privs = engine_privileges(p, obj.kind);
       for (const auto& pr : privs) holders[pr].push_back(cls.users.get());
       if (p.has(Privilege::Select)) readers.push_back(&cls);
-      holdings.push_back({cls.users, std::move(privs), join_words(reasons)});
+      holdings.push_back({cls.users, std::move(privs), std::move(withheld)});
     }
     for (auto& [pr, lists] : holders) items_[{obj, pr}] = union_of(std::move(lists));
-    if (caps.masking_policies) masks(op, obj, readers);
-    if (caps.row_access_policies) row_policy(op, obj, readers);
+    if (caps.masking_policies || caps.row_access_policies) {
+      std::vector<std::vector<Rank>> reader_ranks;  // per reader, its users' ranks (sorted)
+      reader_ranks.reserve(readers.size());
+      for (const AccessClass* cls : readers) reader_ranks.push_back(ranks(*cls->users));
+      if (caps.masking_policies) masks(op, obj, readers, reader_ranks);
+      if (caps.row_access_policies) row_policy(op, obj, readers, reader_ranks);
+    }
   }
 
   // One masking policy per column that is gated, denied or masked for anyone: the value for the
   // readers who may see it, their effective mask for the masked, NULL for everyone else.
-  void masks(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers) {
+  void masks(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers,
+             const std::vector<std::vector<Rank>>& reader_ranks) {
     std::set<std::string> columns;
     for (const auto& [col, tags] : op.column_gates) columns.insert(col);
     for (const auto& cls : op.classes) {
@@ -341,27 +445,28 @@ class Renderer {
     }
     const std::string arg = sql::ident("tw_value");
     for (const auto& col : columns) {
-      const std::string type = column_type(op, col);
+      const std::string type = column_type(op, col, types_);
       if (type.empty()) {
-        if (std::any_of(op.column_gates.begin(), op.column_gates.end(), [&](const auto& g) { return g.first == col; }))
-          unmaskable_[obj].insert(col);
+        if (gated_column(op, col)) unmaskable_[obj].insert(col);
         continue;
       }
-      MaskPolicy m{"", obj, col, type, {}, {}};
-      for (const AccessClass* cls : readers) {
+      std::vector<Rank> cleared;
+      std::vector<RankCase> masked;
+      for (std::size_t i = 0; i < readers.size(); ++i) {
+        const AccessClass* cls = readers[i];
         const auto& denied = cls->access.denied_columns;
         if (std::find(denied.begin(), denied.end(), col) != denied.end()) continue;
-        const auto& users = class_names(cls->users);
+        const auto& users = reader_ranks[i];
         auto mk = std::find_if(cls->access.masks.begin(), cls->access.masks.end(),
                                [&](const ColumnMask& x) { return x.column == col; });
         if (mk == cls->access.masks.end()) {
-          m.cleared.insert(m.cleared.end(), users.begin(), users.end());
+          cleared.insert(cleared.end(), users.begin(), users.end());
         } else {
-          add_case(m.masked, sql::mask_expression(mk->kind, mk->visible_chars, arg, type), users);
+          add_case(masked, sql::mask_expression(mk->kind, mk->visible_chars, arg, type), users);
         }
       }
-      std::sort(m.cleared.begin(), m.cleared.end());
-      finish_cases(m.masked);
+      std::sort(cleared.begin(), cleared.end());
+      MaskPolicy m{"", obj, col, type, names_of(cleared), finish_cases(masked)};
       const std::string body = sql::mask_body(arg, type, m.cleared, m.masked);
       m.name = plan_.prefix + "m" + hash16({obj.catalog, obj.database, obj.name, col, type, body});
       plan_.desired.attachments[{obj, col}] = m.name;
@@ -371,25 +476,27 @@ class Renderer {
 
   // One row access policy per object whose readers have a row filter: each class's ANDed filter
   // (TRUE for readers without one), FALSE for everyone else.
-  void row_policy(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers) {
+  void row_policy(const ObjectPolicy& op, const Securable& obj, const std::vector<const AccessClass*>& readers,
+                  const std::vector<std::vector<Rank>>& reader_ranks) {
     std::set<std::string> columns;
     bool any = false;
-    std::vector<std::pair<const AccessClass*, nlohmann::json>> parsed;
+    std::vector<nlohmann::json> parsed;
+    parsed.reserve(readers.size());
     for (const AccessClass* cls : readers) {
       if (cls->access.row_filter.empty()) {
-        parsed.emplace_back(cls, nlohmann::json{{"true", true}});
+        parsed.push_back(nlohmann::json{{"true", true}});
         continue;
       }
       any = true;
-      parsed.emplace_back(cls, nlohmann::json::parse(cls->access.row_filter));
-      auto cols = sql::filter_columns(parsed.back().second);
+      parsed.push_back(nlohmann::json::parse(cls->access.row_filter));
+      auto cols = sql::filter_columns(parsed.back());
       columns.insert(cols.begin(), cols.end());
     }
     if (!any) return;
     RowPolicy p{"", obj, {}, {}};
     if (columns.empty()) {  // the grammar needs one argument: the first column that can be typed
       for (const auto& c : op.columns) {
-        if (!column_type(op, c).empty()) {
+        if (!column_type(op, c, types_).empty()) {
           columns.insert(c);
           break;
         }
@@ -398,14 +505,15 @@ class Renderer {
     std::map<std::string, std::string> args;
     for (const auto& c : columns) {
       args[c] = sql::row_argument(p.columns.size());
-      p.columns.emplace_back(c, column_type(op, c));
+      p.columns.emplace_back(c, column_type(op, c, types_));
     }
-    for (const auto& [cls, cond] : parsed) {
-      auto e = sql::filter_expression(cond, args);
+    std::vector<RankCase> cases;
+    for (std::size_t i = 0; i < readers.size(); ++i) {
+      auto e = sql::filter_expression(parsed[i], args);
       // coarsening() already withdrew SELECT from every class whose filter cannot be rendered
-      add_case(p.cases, e ? *e : "FALSE", class_names(cls->users));
+      add_case(cases, e ? std::move(*e) : std::string("FALSE"), reader_ranks[i]);
     }
-    finish_cases(p.cases);
+    p.cases = finish_cases(cases);
     std::vector<std::string> parts = {obj.catalog, obj.database, obj.name};
     for (const auto& [c, t] : p.columns) {
       parts.push_back(c);
@@ -439,7 +547,7 @@ class Renderer {
         if (!rule) continue;
         auto [it, inserted] = creators.try_emplace(rule);
         if (inserted) {
-          std::vector<std::size_t> users;
+          List users;
           for (const auto& [u, privs] : rule->access) {
             if (privs.has(Privilege::Ownership) && !restricted.count(u)) users.push_back(u);
           }
@@ -456,7 +564,7 @@ class Renderer {
   // Tables of an external catalog are reachable only with USAGE on the catalog.
   void catalog_usage() {
     if (d_ != Dialect::StarRocks) return;
-    std::map<std::string, std::vector<const std::vector<std::size_t>*>> sets;
+    std::map<std::string, std::vector<const List*>> sets;
     for (const auto& [key, id] : items_) {
       if (key.first.catalog != kInternalCatalog) sets[key.first.catalog].push_back(sets_[id]);
     }
@@ -470,41 +578,62 @@ class Renderer {
   // inherits the holder roles (depth 2), or the holder role itself when the atom has only one.
   void roles() {
     std::map<std::size_t, std::map<Securable, std::set<std::string>>> by_holders;
-    for (const auto& [key, id] : items_) {
+    for (auto& [key, id] : items_) {
       if (!sets_[id]->empty()) by_holders[id][key.first].insert(key.second);
     }
+    items_.clear();
+    // Holder roles by name; a user's holder roles are kept as ranks of their names (equal names,
+    // equal ranks), so comparing rank lists compares the name lists.
     std::vector<std::string> holder_names;
-    std::vector<std::vector<std::uint32_t>> user_holders(ps_.users.size());
+    holder_names.reserve(by_holders.size());
     for (auto& [id, grants] : by_holders) {
-      const std::string name = plan_.prefix + "r" + hash16(names(*sets_[id]));
-      for (auto u : *sets_[id]) user_holders[u].push_back(static_cast<std::uint32_t>(holder_names.size()));
-      holder_names.push_back(name);
-      plan_.desired.roles[name].grants = std::move(grants);
+      holder_names.push_back(plan_.prefix + "r" + hash16(names(*sets_[id])));
+      plan_.desired.roles[holder_names.back()].grants = std::move(grants);
     }
-    std::map<std::vector<std::string>, std::vector<std::size_t>> atoms;  // holder role names -> users
+    std::vector<std::uint32_t> by_name(holder_names.size());
+    std::iota(by_name.begin(), by_name.end(), 0u);
+    std::sort(by_name.begin(), by_name.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return holder_names[a] < holder_names[b]; });
+    std::vector<std::uint32_t> holder_rank(holder_names.size());
+    std::vector<const std::string*> ranked;  // holder role name by rank
+    for (auto h : by_name) {
+      if (ranked.empty() || *ranked.back() != holder_names[h]) ranked.push_back(&holder_names[h]);
+      holder_rank[h] = static_cast<std::uint32_t>(ranked.size() - 1);
+    }
+    std::vector<std::vector<std::uint32_t>> user_holders(ps_.users.size());
+    {
+      std::size_t h = 0;
+      for (const auto& [id, grants] : by_holders) {
+        for (auto u : *sets_[id]) user_holders[u].push_back(holder_rank[h]);
+        ++h;
+      }
+    }
+    by_holders.clear();
+    std::map<std::vector<std::uint32_t>, List> atoms;  // holder role name ranks, sorted -> users
     for (std::size_t u = 0; u < user_holders.size(); ++u) {
-      if (user_holders[u].empty()) continue;
-      std::vector<std::string> held;
-      held.reserve(user_holders[u].size());
-      for (auto h : user_holders[u]) held.push_back(holder_names[h]);
+      auto& held = user_holders[u];
+      if (held.empty()) continue;
       std::sort(held.begin(), held.end());
       atoms[std::move(held)].push_back(u);
     }
-    std::vector<std::string> crowded;
+    user_holders.clear();
+    std::vector<Rank> crowded;
     std::size_t most = 0;
     for (const auto& [held, users] : atoms) {
       const std::vector<std::string> members = names(users);
       if (held.size() == 1) {
-        plan_.desired.roles[held.front()].members.insert(members.begin(), members.end());
+        plan_.desired.roles[*ranked[held.front()]].members.insert(members.begin(), members.end());
         continue;
       }
       auto& atom = plan_.desired.roles[plan_.prefix + "a" + hash16(members)];
       atom.members.insert(members.begin(), members.end());
-      atom.roles.insert(held.begin(), held.end());
+      for (auto h : held) atom.roles.insert(*ranked[h]);
       // StarRocks counts a user's roles with every role they inherit (getAllPredecessors).
       const std::size_t total = held.size() + 1;
       most = std::max(most, total);
-      if (total > kRolesPerUser) crowded.insert(crowded.end(), members.begin(), members.end());
+      if (total > kRolesPerUser) {
+        for (auto u : users) crowded.push_back(rank_[u]);
+      }
     }
     std::sort(crowded.begin(), crowded.end());
     if (d_ == Dialect::StarRocks && !crowded.empty()) {
@@ -515,50 +644,47 @@ class Renderer {
                " roles in all); StarRocks counts inherited roles against "
                "privilege_max_total_roles_per_user (default " +
                std::to_string(kRolesPerUser) + "), so raise it or their membership is refused (fail closed)",
-           plan_.profile, crowded});
+           plan_.profile, names_of(crowded)});
     }
-  }
-
-  static std::string users_text(const std::set<std::string>& users) {
-    std::vector<std::string> u(users.begin(), users.end());
-    return std::to_string(u.size()) + " user" + (u.size() == 1 ? "" : "s") + " (" + join_some(u) + ")";
   }
 
   void findings() {
     const Capabilities& caps = plan_.capabilities;
     for (const auto& [obj, c] : policy_coarsened_) {
-      std::vector<std::string> cols(c.first.begin(), c.first.end());
-      std::vector<std::string> subjects = {obj.str()};
-      for (const auto& col : cols) subjects.push_back(obj.str() + "." + col);
+      std::vector<std::string> cols(c.columns.begin(), c.columns.end());
+      const std::string name = obj.str();
+      std::vector<std::string> subjects = {name};
+      for (const auto& col : cols) subjects.push_back(name + "." + col);
       std::vector<std::string> what;
       if (!cols.empty()) {
         what.push_back("masks or denied columns on " + join_words(cols) +
                        (caps.masking_policies ? " (a type tagwarden cannot write into a masking policy)"
                                               : " (no masking policies on this server)"));
       }
-      if (filter_coarsened_.count(obj)) {
+      if (c.filter) {
         what.push_back(caps.row_access_policies ? "a row filter tagwarden cannot write into a row access policy"
                                                 : "a row filter (no row access policies on this server)");
       }
+      const UserCount& users = user_count(c.lists);
       plan_.findings.push_back({Severity::Warning, "starrocks_policy_coarsened",
-                                obj.str() + " has access policies StarRocks cannot enforce here: " + join_words(what) +
-                                    "; " + users_text(c.second) +
-                                    " lose SELECT on the whole object instead; nothing is dropped",
-                                plan_.profile, subjects});
+                                name + " has access policies StarRocks cannot enforce here: " + join_words(what) +
+                                    "; " + std::to_string(users.count) + " user" + (users.count == 1 ? "" : "s") +
+                                    " (" + users.some + ") lose SELECT on the whole object instead; nothing is dropped",
+                                plan_.profile, std::move(subjects)});
     }
     for (const auto& [obj, c] : coarsened_) {
-      std::vector<std::string> cols(c.first.begin(), c.first.end());
-      std::vector<std::string> subjects = {obj.str()};
-      for (const auto& col : cols) subjects.push_back(obj.str() + "." + col);
+      std::vector<std::string> cols(c.columns.begin(), c.columns.end());
+      const std::string name = obj.str();
+      std::vector<std::string> subjects = {name};
+      for (const auto& col : cols) subjects.push_back(name + "." + col);
+      const UserCount& users = user_count(c.lists);
       plan_.findings.push_back({Severity::Warning, "starrocks_gate_coarsened",
-                                obj.str() + " has gated column" + (cols.size() == 1 ? " " : "s ") + join_words(cols) +
+                                name + " has gated column" + (cols.size() == 1 ? " " : "s ") + join_words(cols) +
                                     " and this server cannot mask columns (masking policies " +
-                                    (caps.masking_policies ? "cannot type them" : "not available") +
-                                    "): " + std::to_string(c.second.size()) + " uncleared user" +
-                                    (c.second.size() == 1 ? "" : "s") + " (" +
-                                    join_some(std::vector<std::string>(c.second.begin(), c.second.end())) +
-                                    ") lose SELECT on the whole object instead; nothing is dropped",
-                                plan_.profile, subjects});
+                                    (caps.masking_policies ? "cannot type them" : "not available") + "): " +
+                                    std::to_string(users.count) + " uncleared user" + (users.count == 1 ? "" : "s") +
+                                    " (" + users.some + ") lose SELECT on the whole object instead; nothing is dropped",
+                                plan_.profile, std::move(subjects)});
     }
     for (const auto& [obj, cols] : unmaskable_) {
       std::vector<std::string> c(cols.begin(), cols.end());
@@ -573,24 +699,37 @@ class Renderer {
     }
   }
 
+  // Objects whose classes lose SELECT: the columns concerned and the classes' user lists.
+  struct Coarsened {
+    std::set<std::string> columns;
+    std::vector<const List*> lists;
+    bool filter = false;  // a row filter is among the causes
+  };
+
   const PolicySet& ps_;
   Plan& plan_;
   Dialect d_;
+  std::vector<std::size_t> by_name_;        // user indices sorted by engine name
+  std::vector<Rank> rank_;                  // user index -> rank of its engine name
+  std::vector<const std::string*> ranked_;  // distinct engine names by rank
+  std::vector<std::uint32_t> seen_;         // per rank: the epoch that last counted it (user_count)
+  std::uint32_t epoch_ = 0;
+  TypeCache types_;
   std::map<std::pair<Securable, std::string>, std::size_t> items_;  // (securable, privilege) -> user set id
-  std::map<std::vector<std::size_t>, std::size_t> set_ids_;
-  std::vector<const std::vector<std::size_t>*> sets_;
-  std::map<std::vector<const std::vector<std::size_t>*>, std::size_t> combo_ids_;
-  std::map<const std::vector<std::size_t>*, std::vector<std::string>> name_cache_;
-  std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> coarsened_;         // columns, users
-  std::map<Securable, std::pair<std::set<std::string>, std::set<std::string>>> policy_coarsened_;  // columns, users
-  std::set<Securable> filter_coarsened_;
+  std::map<List, std::size_t> set_ids_;
+  std::vector<const List*> sets_;
+  std::map<std::vector<const List*>, std::size_t> combo_ids_;
+  std::map<std::vector<const List*>, UserCount> counts_;
+  std::map<Securable, Coarsened> coarsened_;         // gated columns
+  std::map<Securable, Coarsened> policy_coarsened_;  // access-policy masks, denied columns, row filters
   std::map<Securable, std::set<std::string>> unmaskable_;
 };
 
 }  // namespace
 
 std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
-  Coarsening c = coarsening(op, cls, caps);
+  TypeCache types;
+  Coarsening c = coarsening(op, cls, caps, types);
   if (c.reason.empty()) return std::nullopt;
   return CoarsenedRead{std::move(c.reason), std::move(c.columns)};
 }
