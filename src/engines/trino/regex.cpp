@@ -40,7 +40,7 @@ std::string_view unit_at(std::string_view name, std::size_t at) {
 // handful of branches per character instead of every name in turn. The trie is
 // walked over the sorted names, whose ranges are its nodes: [lo, hi) share the
 // first `depth` bytes, and none of them ends there.
-void alternatives(const std::vector<std::string>& names, std::size_t lo, std::size_t hi, std::size_t depth,
+void alternatives(const std::vector<std::string_view>& names, std::size_t lo, std::size_t hi, std::size_t depth,
                   std::string& out) {
   bool first = true;
   for (std::size_t i = lo; i < hi;) {
@@ -74,6 +74,10 @@ void alternatives(const std::vector<std::string>& names, std::size_t lo, std::si
 std::string exact_alternation(std::vector<std::string> names) {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
+  return exact_alternation_sorted(std::vector<std::string_view>(names.begin(), names.end()));
+}
+
+std::string exact_alternation_sorted(const std::vector<std::string_view>& names) {
   const bool empty_name = !names.empty() && names.front().empty();
   std::string out = "^(?:";
   alternatives(names, empty_name ? 1 : 0, names.size(), 0, out);

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "expressions.h"
@@ -95,18 +97,23 @@ class UserPatterns {
  public:
   static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);  ///< no user field: matches every user
 
-  explicit UserPatterns(const PolicySet& ps) : ps_(ps) {
+  explicit UserPatterns(const PolicySet& ps) : ps_(ps), rank_(ps.users.size()) {
     for (const auto& u : ps.users) all_bytes_ += u.engine_name.size() + 1;
+    std::vector<std::size_t> order(ps.users.size());
+    for (std::size_t u = 0; u < order.size(); ++u) order[u] = u;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return ps.users[a].engine_name < ps.users[b].engine_name; });
+    for (std::size_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
   }
 
   std::size_t of(const std::vector<const AccessClass*>& classes) {
     if (classes.size() == 1) {
       auto [it, fresh] = by_list_.try_emplace(classes.front()->users.get(), 0);
-      if (fresh) it->second = intern(exact_alternation(names(classes)));
+      if (fresh) it->second = intern(exact_alternation_sorted(names(classes)));
       return it->second;
     }
     auto [it, fresh] = by_lists_.try_emplace(lists(classes), 0);
-    if (fresh) it->second = intern(exact_alternation(names(classes)));
+    if (fresh) it->second = intern(exact_alternation_sorted(names(classes)));
     return it->second;
   }
 
@@ -139,17 +146,20 @@ class UserPatterns {
     for (const auto* cls : classes) {
       for (std::size_t u : *cls->users) inside[u] = true;
     }
-    std::vector<std::string> out;
+    std::vector<std::size_t> out;
     for (std::size_t u = 0; u < ps_.users.size(); ++u) {
-      if (!inside[u]) out.push_back(ps_.users[u].engine_name);
+      if (!inside[u]) out.push_back(u);
     }
-    return out.empty() ? kNobody : intern(exact_alternation(std::move(out)));
+    return out.empty() ? kNobody : intern(exact_alternation_sorted(sorted_names(std::move(out))));
   }
 
+  // Kept once, as the JSON literal: at scale these alternations are most of the document.
   std::size_t intern(const std::string& regex) {
-    auto [it, fresh] = by_regex_.try_emplace(regex, literals_.size());
-    if (fresh) literals_.push_back(json(regex).dump(-1, ' ', false, json::error_handler_t::strict));
-    return it->second;
+    std::string literal = json(regex).dump(-1, ' ', false, json::error_handler_t::strict);
+    if (auto it = by_literal_.find(literal); it != by_literal_.end()) return it->second;
+    literals_.push_back(std::move(literal));
+    by_literal_.emplace(literals_.back(), literals_.size() - 1);
+    return literals_.size() - 1;
   }
 
   // Classes of one object hold disjoint user lists, so the set of lists names the users.
@@ -160,18 +170,30 @@ class UserPatterns {
     return key;
   }
 
-  std::vector<std::string> names(const std::vector<const AccessClass*>& classes) const {
-    std::vector<std::string> out;
-    for (const auto* cls : classes) {
-      for (std::size_t u : *cls->users) out.push_back(ps_.users[u].engine_name);
+  std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const {
+    std::vector<std::size_t> users;
+    for (const auto* cls : classes) users.insert(users.end(), cls->users->begin(), cls->users->end());
+    return sorted_names(std::move(users));
+  }
+
+  // Engine names in byte order without repeats (two platform users may map to one engine user),
+  // sorting indices by a precomputed rank instead of comparing strings.
+  std::vector<std::string_view> sorted_names(std::vector<std::size_t> users) const {
+    std::sort(users.begin(), users.end(), [&](std::size_t a, std::size_t b) { return rank_[a] < rank_[b]; });
+    std::vector<std::string_view> out;
+    out.reserve(users.size());
+    for (std::size_t u : users) {
+      const std::string_view name = ps_.users[u].engine_name;
+      if (out.empty() || out.back() != name) out.push_back(name);
     }
     return out;
   }
 
   const PolicySet& ps_;
   std::size_t all_bytes_ = 0;
-  std::vector<std::string> literals_;
-  std::unordered_map<std::string, std::size_t> by_regex_;
+  std::vector<std::size_t> rank_;  ///< each user's position in byte order of engine names
+  std::deque<std::string> literals_;
+  std::unordered_map<std::string_view, std::size_t> by_literal_;  ///< views into literals_
   std::map<const void*, std::size_t> by_list_;
   std::map<std::vector<const void*>, std::size_t> by_lists_;
   std::map<std::vector<const void*>, std::size_t> complement_of_;
@@ -214,23 +236,46 @@ json class_rule(const Access& access) {
 }
 
 // One rule per line: small, and a diff of two documents shows exactly the rules that changed.
-std::string serialize(const json& doc, const std::vector<std::string>& table_lines) {
-  std::string out = "{\n";
-  bool first_section = true;
-  for (const auto& [section, rules] : doc.items()) {
-    out += first_section ? "" : ",\n";
-    first_section = false;
-    out += " " + json(section).dump() + ": [";
-    const bool tables = section == "tables";
-    const std::size_t n = tables ? table_lines.size() : rules.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      out += i ? ",\n  " : "\n  ";
-      out += tables ? table_lines[i] : rule_line(rules[i]);
+// The tables section sorts last, so its lines, most of a large document, are appended to the
+// text as they are made instead of being collected first.
+class DocumentWriter {
+ public:
+  explicit DocumentWriter(const json& doc) {
+    out_ = "{\n";
+    bool first_section = true;
+    for (const auto& [section, rules] : doc.items()) {
+      out_ += first_section ? "" : ",\n";
+      first_section = false;
+      out_ += " " + json(section).dump() + ": [";
+      if (section == "tables") {
+        if (section != std::prev(doc.end()).key()) throw std::logic_error("the tables section must sort last");
+        return;
+      }
+      for (std::size_t i = 0; i < rules.size(); ++i) {
+        out_ += i ? ",\n  " : "\n  ";
+        out_ += rule_line(rules[i]);
+      }
+      out_ += rules.empty() ? "]" : "\n ]";
     }
-    out += n == 0 ? "]" : "\n ]";
+    throw std::logic_error("no tables section");
   }
-  return out + "\n}\n";
-}
+
+  void table_rule(std::string_view line) {
+    out_ += rules_++ ? ",\n  " : "\n  ";
+    out_ += line;
+  }
+  std::size_t table_rules() const { return rules_; }
+
+  std::string finish() && {
+    out_ += rules_ == 0 ? "]" : "\n ]";
+    out_ += "\n}\n";
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+  std::size_t rules_ = 0;
+};
 
 // The tables section is written from its pre-rendered lines.
 json fixed_sections(json catalogs) {
@@ -248,7 +293,6 @@ json fixed_sections(json catalogs) {
 
 RulesDocument render_rules(const PolicySet& ps) {
   RulesDocument doc;
-  std::vector<std::string> tables;
   BroadCoverage coverage(ps);
   UserPatterns patterns(ps);
   std::vector<ObjectBlock> blocks;
@@ -297,6 +341,19 @@ RulesDocument render_rules(const PolicySet& ps) {
     blocks[it->second].tables.push_back(op.engine_name.table);
     own_rules.insert(op.engine_name);
   }
+  // Catalogs are open only to users the snapshot knows; anyone else sees none.
+  json catalogs = json::array();
+  std::vector<std::string> known;
+  for (const auto& u : ps.users) known.push_back(u.engine_name);
+  if (!known.empty()) {
+    const std::string users = exact_alternation(known);
+    if (!ps.catalogs.empty()) {
+      catalogs.push_back({{"user", users}, {"catalog", exact_alternation(ps.catalogs)}, {"allow", "all"}});
+    }
+    catalogs.push_back({{"user", users}, {"catalog", "^system$"}, {"allow", "read-only"}});
+  }
+  catalogs.push_back({{"allow", "none"}});
+  DocumentWriter tables(fixed_sections(std::move(catalogs)));
   for (auto& block : blocks) {
     const std::string table =
         block.tables.size() == 1 ? "^" + regex_literal(block.tables.front()) + "$" : exact_alternation(block.tables);
@@ -305,13 +362,13 @@ RulesDocument render_rules(const PolicySet& ps) {
                         {"table", table}};
     for (auto& r : block.rules) {
       r.rule.update(names);
-      tables.push_back(rule_line(r, patterns));
+      tables.table_rule(rule_line(r, patterns));
     }
     doc.object_rules += block.rules.size();
     if (block.open_ended) continue;
     json deny = names;  // everyone else: nothing
     deny["privileges"] = json::array();
-    tables.push_back(rule_line(deny));
+    tables.table_rule(rule_line(deny));
     ++doc.object_rules;
   }
   for (const auto& rule : ps.unlisted) {
@@ -339,7 +396,7 @@ RulesDocument render_rules(const PolicySet& ps) {
         last_privileges = &privs;
         continue;
       }
-      tables.push_back(rule_line(table_rule(users, rule.pattern, privs, {})));
+      tables.table_rule(rule_line(table_rule(users, rule.pattern, privs, {})));
     }
     if (!last_privileges) continue;
     std::vector<std::string> unlisted_users;
@@ -348,36 +405,26 @@ RulesDocument render_rules(const PolicySet& ps) {
     for (std::size_t u = 0; u < ps.users.size(); ++u) {
       if (!listed[u]) unlisted_users.push_back(ps.users[u].engine_name);
     }
-    if (!unlisted_users.empty()) tables.push_back(rule_line(table_rule(unlisted_users, rule.pattern, {}, {})));
-    tables.push_back(rule_line(table_rule({}, rule.pattern, *last_privileges, {})));
+    if (!unlisted_users.empty()) tables.table_rule(rule_line(table_rule(unlisted_users, rule.pattern, {}, {})));
+    tables.table_rule(rule_line(table_rule({}, rule.pattern, *last_privileges, {})));
   }
   // JDBC and ODBC clients list tables through system.jdbc; its rows are
   // filtered by these same rules, so reading it reveals nothing more.
-  tables.push_back(rule_line({{"catalog", "^system$"}, {"schema", "^jdbc$"}, {"privileges", json::array({"SELECT"})}}));
-  tables.push_back(rule_line({{"privileges", json::array()}}));
-  doc.table_rules = tables.size();
-
-  // Catalogs are open only to users the snapshot knows; anyone else sees none.
-  json catalogs = json::array();
-  std::vector<std::string> known;
-  for (const auto& u : ps.users) known.push_back(u.engine_name);
-  if (!known.empty()) {
-    const std::string users = exact_alternation(known);
-    if (!ps.catalogs.empty()) {
-      catalogs.push_back({{"user", users}, {"catalog", exact_alternation(ps.catalogs)}, {"allow", "all"}});
-    }
-    catalogs.push_back({{"user", users}, {"catalog", "^system$"}, {"allow", "read-only"}});
-  }
-  catalogs.push_back({{"allow", "none"}});
-  doc.text = serialize(fixed_sections(std::move(catalogs)), tables);
+  tables.table_rule(
+      rule_line({{"catalog", "^system$"}, {"schema", "^jdbc$"}, {"privileges", json::array({"SELECT"})}}));
+  tables.table_rule(rule_line({{"privileges", json::array()}}));
+  doc.table_rules = tables.table_rules();
+  doc.text = std::move(tables).finish();
   return doc;
 }
 
 RulesDocument deny_all_rules() {
   RulesDocument doc;
   json catalogs = json::array({{{"allow", "none"}}});
-  doc.table_rules = 1;
-  doc.text = serialize(fixed_sections(std::move(catalogs)), {rule_line({{"privileges", json::array()}})});
+  DocumentWriter tables(fixed_sections(std::move(catalogs)));
+  tables.table_rule(rule_line({{"privileges", json::array()}}));
+  doc.table_rules = tables.table_rules();
+  doc.text = std::move(tables).finish();
   return doc;
 }
 

@@ -33,5 +33,7 @@ std::string regex_literal(std::string_view text);
 
 /// ^(?:a|b|c)$ over escaped, sorted, de-duplicated names.
 std::string exact_alternation(std::vector<std::string> names);
+/// The same, for names already sorted (byte order) and de-duplicated.
+std::string exact_alternation_sorted(const std::vector<std::string_view>& names);
 
 }  // namespace tw::trino
