@@ -12,7 +12,7 @@ ArtifactText render_artifact(const PolicySet& ps, std::string_view masking) {
     for (const auto& e : r.errors) out.error += (out.error.empty() ? "" : "; ") + e;
     return out;
   }
-  const auto statements = diff_statements(*r.plan, LiveState{});
+  auto statements = diff_statements(*r.plan, LiveState{});
   std::vector<std::string> header = {
       "tagwarden StarRocks plan for profile " + ps.profile + " against an empty server (dialect starrocks, " +
           (caps.masking_policies ? std::string("masking and row access policies on (profile masking: on)")
@@ -21,9 +21,14 @@ ArtifactText render_artifact(const PolicySet& ps, std::string_view masking) {
       "owned roles and policies start with " + r.plan->prefix + "; " + std::to_string(r.plan->desired.roles.size()) +
           " roles, " + std::to_string(statements.size()) + " statements"};
   for (const auto& f : r.plan->findings) header.push_back(std::string(to_string(f.severity)) + ": " + f.message);
-  out.text = statements_text(*r.plan, statements, header);
   out.statements = statements.size();
-  out.findings = r.plan->findings;
+  out.findings = std::move(r.plan->findings);
+  // The script needs only the plan's profile and dialect: the roles and policies are released first.
+  Plan bare;
+  bare.profile = std::move(r.plan->profile);
+  bare.dialect = r.plan->dialect;
+  r.plan.reset();
+  out.text = statements_text(bare, statements, header);
   return out;
 }
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
@@ -213,10 +215,15 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   }
   for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_masks, &cleanup}) group_by_catalog(*v);
 
+  const auto parts = {&prepare,       &tighten_masks, &tighten,    &widen_grants, &widen_inherits,
+                      &widen_members, &widen_masks,   &drop_roles, &cleanup};
+  std::size_t total = 0;
+  for (auto* v : parts) total += v->size();
   std::vector<Statement> out;
-  for (auto* v : {&prepare, &tighten_masks, &tighten, &widen_grants, &widen_inherits, &widen_members, &widen_masks,
-                  &drop_roles, &cleanup}) {
-    out.insert(out.end(), v->begin(), v->end());
+  out.reserve(total);
+  for (auto* v : parts) {
+    out.insert(out.end(), std::make_move_iterator(v->begin()), std::make_move_iterator(v->end()));
+    std::vector<Statement>().swap(*v);
   }
   return out;
 }
@@ -262,19 +269,30 @@ std::string statements_text(const Plan& plan, const std::vector<Statement>& stat
   if (statements.empty()) {
     return out + comment("nothing to do: the server already holds what profile " + plan.profile + " owns");
   }
-  std::string catalog(kInternalCatalog);
-  std::optional<Phase> phase;
-  for (const auto& s : statements) {
-    if (phase != s.phase) {
-      out += std::string("-- ") + to_string(s.phase) + "\n";
-      phase = s.phase;
+  // Two passes: the size first, so the script (hundreds of MB with masking policies) is allocated once.
+  auto walk = [&](auto&& emit) {
+    std::string catalog(kInternalCatalog);
+    std::optional<Phase> phase;
+    for (const auto& s : statements) {
+      if (phase != s.phase) {
+        emit("-- ");
+        emit(to_string(s.phase));
+        emit("\n");
+        phase = s.phase;
+      }
+      if (auto c = catalog_switch(plan.dialect, catalog, s)) {
+        emit(sql::set_catalog(*c));
+        emit(";\n");
+        catalog = *c;
+      }
+      emit(s.sql);
+      emit(";\n");
     }
-    if (auto c = catalog_switch(plan.dialect, catalog, s)) {
-      out += sql::set_catalog(*c) + ";\n";
-      catalog = *c;
-    }
-    out += s.sql + ";\n";
-  }
+  };
+  std::size_t size = out.size();
+  walk([&](std::string_view text) { size += text.size(); });
+  out.reserve(size);
+  walk([&](std::string_view text) { out += text; });
   return out;
 }
 

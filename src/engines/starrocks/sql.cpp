@@ -92,8 +92,10 @@ std::string ident(std::string_view name) {
   return out + "`";
 }
 
-std::string literal(std::string_view text) {
-  std::string out = "'";
+namespace {
+
+// `text` as in a literal, without the quotes: ' doubled, \ escaped, NUL as \0.
+void append_escaped(std::string& out, std::string_view text) {
   for (char c : text) {
     switch (c) {
       case '\'':
@@ -109,7 +111,17 @@ std::string literal(std::string_view text) {
         out += c;
     }
   }
-  return out + "'";
+}
+
+}  // namespace
+
+std::string literal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  append_escaped(out, text);
+  out += '\'';
+  return out;
 }
 
 std::string user_identity(std::string_view user) { return literal(user) + "@" + literal(kUserHost); }
@@ -203,20 +215,47 @@ std::string mask_type(std::string_view snapshot_type) {
 
 namespace {
 
-// current_user() is the identity 'user'@'host' as text, quotes included.
-std::string current_user_in(const std::vector<std::string>& users) {
-  std::string in;
-  for (const auto& u : users) in += (in.empty() ? "" : ", ") + literal("'" + u + "'@'" + std::string(kUserHost) + "'");
-  return "current_user() IN (" + in + ")";
+// current_user() is the identity 'user'@'host' as text, quotes included: each user is the
+// literal of 'user'@'%', appended in place (policies list thousands of users).
+void append_current_user_in(std::string& out, const std::vector<std::string>& users) {
+  out += "current_user() IN (";
+  bool first = true;
+  for (const auto& u : users) {
+    if (!first) out += ", ";
+    first = false;
+    out += '\'';
+    append_escaped(out, "'");
+    append_escaped(out, u);
+    append_escaped(out, "'@'");
+    append_escaped(out, kUserHost);
+    append_escaped(out, "'");
+    out += '\'';
+  }
+  out += ")";
 }
 
 std::string case_body(const std::vector<PolicyCase>& cases, const std::string& otherwise) {
-  std::string out;
+  std::size_t size = 0;
+  for (const auto& c : cases) {
+    for (const auto& u : c.users) size += u.size() + 16;
+    size += c.expression.size() + 40;
+  }
+  std::string out = "CASE";
+  out.reserve(size + otherwise.size() + 16);
+  bool any = false;
   for (const auto& c : cases) {
     if (c.users.empty()) continue;
-    out += " WHEN " + current_user_in(c.users) + " THEN " + c.expression;
+    any = true;
+    out += " WHEN ";
+    append_current_user_in(out, c.users);
+    out += " THEN ";
+    out += c.expression;
   }
-  return out.empty() ? otherwise : "CASE" + out + " ELSE " + otherwise + " END";
+  if (!any) return otherwise;
+  out += " ELSE ";
+  out += otherwise;
+  out += " END";
+  return out;
 }
 
 bool is_string_type(std::string_view type) {
