@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "tagwarden/model/load.h"
+#include "tagwarden/util/parallel.h"
 #include "tagwarden/util/text.h"
 
 namespace tw::cli {
@@ -46,13 +47,15 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   return Inputs{std::move(*config.config), build_model(snap, at)};
 }
 
-std::vector<CompiledProfile> compile_all(const Inputs& inputs) {
+std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs) {
+  const auto& profiles = inputs.config.profiles;
+  std::vector<std::optional<CompiledProfile>> slots(profiles.size());
+  run_parallel(profiles.size(), jobs == 0 ? default_workers(profiles.size()) : jobs, [&](std::size_t i) {
+    ProfileBuild b = build_profile(*inputs.model, profiles[i]);
+    slots[i].emplace(CompiledProfile{profiles[i], std::move(b.compile), std::move(b.artifact)});
+  });
   std::vector<CompiledProfile> out;
-  for (const auto& p : inputs.config.profiles) {
-    ProfileBuild b = build_profile(*inputs.model, p);
-    CompiledProfile cp{p, std::move(b.compile), std::move(b.artifact)};
-    out.push_back(std::move(cp));
-  }
+  for (auto& slot : slots) out.push_back(std::move(*slot));
   return out;
 }
 

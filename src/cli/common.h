@@ -33,6 +33,8 @@ struct CompiledProfile {
   std::optional<Artifact> artifact;  ///< set when the profile compiled and rendered
 };
 
-std::vector<CompiledProfile> compile_all(const Inputs& inputs);
+/// Builds every profile, `jobs` at a time (0: as many as the machine has cores); the
+/// results are the same, in config order, whatever the number.
+std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs = 0);
 
 }  // namespace tw::cli

@@ -12,7 +12,7 @@ namespace {
 
 const char* kUsage =
     "usage: tagwarden compile --snapshot S --config C --out DIR [--profile P] [--now T] [--emit-policyset] "
-    "[--output text|json]";
+    "[--output text|json] [--jobs N]";
 
 const char* kTeaching = R"(Compiles the governance snapshot S for every engine profile in C (or only P) and
 writes, for each Trino profile, DIR/<profile>/rules.json: a Trino file-based
@@ -45,7 +45,9 @@ int run_compile(const std::vector<std::string>& args) {
                                                                        "compile only this profile")(
       "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
       "emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")(
-      "output", po::value<std::string>()->default_value("text"), "summary format: text or json");
+      "output", po::value<std::string>()->default_value("text"), "summary format: text or json")(
+      "jobs", po::value<std::size_t>()->default_value(0),
+      "profiles built at once (0: one per core); more is faster and needs more memory");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
   const std::string format = vm["output"].as<std::string>();
@@ -58,7 +60,7 @@ int run_compile(const std::vector<std::string>& args) {
 
   const std::string out_dir = vm["out"].as<std::string>();
   const bool emit_policyset = vm["emit-policyset"].as<bool>();
-  auto compiled = compile_all(*inputs);
+  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>());
 
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : snapshot_findings(*inputs->model)) findings.push_back(to_json(f));

@@ -12,6 +12,7 @@
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/model/load.h"
 #include "tagwarden/publish/atomic_file.h"
+#include "tagwarden/util/parallel.h"
 
 namespace tw {
 namespace {
@@ -209,22 +210,41 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
 
   auto model = build_model(snapshot, now);
   auto found = snapshot_findings(*model);
-  for (const auto& profile : profiles) {
-    const auto p0 = std::chrono::steady_clock::now();
+  // Profiles are built at once (pure, each into its own slot), then published one by one.
+  struct Previous {
     std::shared_ptr<const CompileMemo> memo;
     Profile built_with;
+    std::shared_ptr<const PublishedArtifact> served;  ///< keeps the previous artifact alive
+    const Artifact* artifact = nullptr;
+  };
+  std::vector<Previous> previous(profiles.size());
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
     std::string built_sha256;
     {
       std::lock_guard lock(mu_);
-      const auto& st = profiles_[profile.name];
-      memo = st.memo;
-      built_with = st.built_with;
+      const auto& st = profiles_[profiles[i].name];
+      previous[i].memo = st.memo;
+      previous[i].built_with = st.built_with;
       built_sha256 = st.artifact_sha256;
     }
-    const auto served = published(profile.name);  // the previous build's artifact, kept alive here
-    const Artifact* previous_artifact =
-        served && !built_sha256.empty() && served->artifact.sha256 == built_sha256 ? &served->artifact : nullptr;
-    ProfileBuild build = build_profile(*model, profile, PreviousBuild{&built_with, memo.get(), previous_artifact});
+    previous[i].served = published(profiles[i].name);
+    if (previous[i].served && !built_sha256.empty() && previous[i].served->artifact.sha256 == built_sha256) {
+      previous[i].artifact = &previous[i].served->artifact;
+    }
+  }
+  std::vector<std::optional<ProfileBuild>> builds(profiles.size());
+  std::vector<double> build_ms(profiles.size(), 0);
+  run_parallel(profiles.size(), default_workers(profiles.size()), [&](std::size_t i) {
+    const auto b0 = std::chrono::steady_clock::now();
+    const Previous& prev = previous[i];
+    builds[i].emplace(
+        build_profile(*model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact}));
+    build_ms[i] = elapsed_ms(b0);
+  });
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const Profile& profile = profiles[i];
+    const auto p0 = std::chrono::steady_clock::now();
+    ProfileBuild& build = *builds[i];
     nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
     entry["reused_objects"] = build.compile.reused_objects;
     entry["reused_artifact"] = build.reused_artifact;
@@ -239,7 +259,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     st.engine = to_string(profile.engine);
     st.compiles++;
     counters_["tagwarden_compiles_total{profile=\"" + profile.name + "\"}"]++;
-    st.last_duration_ms = elapsed_ms(p0);
+    st.last_duration_ms = build_ms[i] + elapsed_ms(p0);
     st.findings = build.compile.findings;
     st.findings.insert(st.findings.end(), st.apply_findings.begin(), st.apply_findings.end());
     st.apply_findings.clear();
