@@ -97,13 +97,12 @@ class UserPatterns {
  public:
   static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);  ///< no user field: matches every user
 
-  explicit UserPatterns(const PolicySet& ps) : ps_(ps), rank_(ps.users.size()) {
+  explicit UserPatterns(const PolicySet& ps) : ps_(ps), rank_(ps.users.size()), order_(ps.users.size()) {
     for (const auto& u : ps.users) all_bytes_ += u.engine_name.size() + 1;
-    std::vector<std::size_t> order(ps.users.size());
-    for (std::size_t u = 0; u < order.size(); ++u) order[u] = u;
-    std::stable_sort(order.begin(), order.end(),
+    for (std::size_t u = 0; u < order_.size(); ++u) order_[u] = u;
+    std::stable_sort(order_.begin(), order_.end(),
                      [&](std::size_t a, std::size_t b) { return ps.users[a].engine_name < ps.users[b].engine_name; });
-    for (std::size_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
+    for (std::size_t i = 0; i < order_.size(); ++i) rank_[order_[i]] = i;
   }
 
   std::size_t of(const std::vector<const AccessClass*>& classes) {
@@ -179,11 +178,12 @@ class UserPatterns {
   // Engine names in byte order without repeats (two platform users may map to one engine user),
   // sorting indices by a precomputed rank instead of comparing strings.
   std::vector<std::string_view> sorted_names(std::vector<std::size_t> users) const {
-    std::sort(users.begin(), users.end(), [&](std::size_t a, std::size_t b) { return rank_[a] < rank_[b]; });
+    for (std::size_t& u : users) u = rank_[u];
+    std::sort(users.begin(), users.end());
     std::vector<std::string_view> out;
     out.reserve(users.size());
-    for (std::size_t u : users) {
-      const std::string_view name = ps_.users[u].engine_name;
+    for (std::size_t r : users) {
+      const std::string_view name = ps_.users[order_[r]].engine_name;
       if (out.empty() || out.back() != name) out.push_back(name);
     }
     return out;
@@ -191,7 +191,8 @@ class UserPatterns {
 
   const PolicySet& ps_;
   std::size_t all_bytes_ = 0;
-  std::vector<std::size_t> rank_;  ///< each user's position in byte order of engine names
+  std::vector<std::size_t> rank_;   ///< each user's position in byte order of engine names
+  std::vector<std::size_t> order_;  ///< the users in that order
   std::deque<std::string> literals_;
   std::unordered_map<std::string_view, std::size_t> by_literal_;  ///< views into literals_
   std::map<const void*, std::size_t> by_list_;

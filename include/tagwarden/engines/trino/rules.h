@@ -30,6 +30,7 @@ nlohmann::json enforced_expressions(const Access& access);
 
 /// Escapes every character a Java regex could read as syntax.
 std::string regex_literal(std::string_view text);
+void append_regex_literal(std::string& out, std::string_view text);
 
 /// ^(?:a|b|c)$ over escaped, sorted, de-duplicated names.
 std::string exact_alternation(std::vector<std::string> names);
