@@ -239,6 +239,38 @@ TEST_CASE("starrocks roles are compact: they grow with access classes, not users
         }) == 2);
 }
 
+TEST_CASE("starrocks coarsened findings count distinct users and name the first 20 in name order") {
+  // 25 uncleared readers (u00..u24, listed out of order) of a table with a gated column, and one
+  // cleared reader; two tables: the gated one coarsens, the plain one does not.
+  json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", {"reader", "cleared"}}};
+  std::vector<std::string> names;
+  for (int i = 24; i >= 0; --i) names.push_back((i < 10 ? "u0" : "u") + std::to_string(i));
+  names.push_back("cleared_user");
+  for (const auto& u : names) {
+    s["users"].push_back(user(u));
+    s["role_assignments"].push_back({{"role", "reader"}, {"user", u}});
+  }
+  s["role_assignments"].push_back({{"role", "cleared"}, {"user", "cleared_user"}});
+  s["classifications"] = {{{"name", "Secret"}, {"clearance", {{{"type", "role"}, {"name", "cleared"}}}}}};
+  s["objects"] = {{{"name", "c.s.gated"}, {"columns", {column("id", "bigint"), column("ssn", "varchar", {"Secret"})}}},
+                  {{"name", "c.s.plain"}, {"columns", {column("id", "bigint")}}}};
+  s["grants"] = {{{"principal", {{"role", "reader"}}}, {"object", "c.s.*"}, {"privileges", {"SELECT"}}}};
+  auto m = model_from_text(s.dump());
+  const Plan plan = plan_ok(compile_ok(*m, sr_profile({"c"}, "sr", {{"c", "default_catalog"}})));
+  REQUIRE(plan.findings.size() == 1);
+  const auto& f = plan.findings[0];
+  CHECK(f.code == "starrocks_gate_coarsened");
+  CHECK(f.message.find(": 25 uncleared users (u00, u01, u02, u03, u04, u05, u06, u07, u08, u09, u10, u11, u12, u13, "
+                       "u14, u15, u16, u17, u18, u19 and 5 more) lose SELECT") != std::string::npos);
+  CHECK(f.subjects == std::vector<std::string>{"default_catalog.s.gated", "default_catalog.s.gated.ssn"});
+  CHECK(plan.users.front() == "cleared_user");
+  CHECK(std::is_sorted(plan.users.begin(), plan.users.end()));
+  const Effective e = on_objects(effective(plan.desired));
+  CHECK(held(e, "u07", table("s", "gated")).empty());
+  CHECK(held(e, "u07", table("s", "plain")) == std::set<std::string>{"SELECT"});
+  CHECK(held(e, "cleared_user", table("s", "gated")) == std::set<std::string>{"SELECT"});
+}
+
 TEST_CASE("starrocks creation rights: OWNERSHIP of unlisted names maps to CREATE ... ON DATABASE") {
   json s = same_access_snapshot(2, 1);
   s["users"].push_back(user("owner"));
