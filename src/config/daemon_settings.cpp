@@ -47,15 +47,15 @@ std::string read_secret(EntryReader& e, const std::string& base, bool required, 
 
 }  // namespace
 
-std::optional<long long> parse_duration_ms(const nlohmann::json& value) {
-  if (value.is_number_integer()) {
-    const long long s = value.get<long long>();
+std::optional<long long> parse_duration_ms(JsonValue value) {
+  if (value.is_integer()) {
+    const long long s = value.integer();
     return s >= 0 ? std::optional<long long>(s * 1000) : std::nullopt;
   }
   if (!value.is_string()) return std::nullopt;
   static const std::regex re(R"(^\s*([0-9]+)\s*(ms|s|m|h)?\s*$)");
   std::smatch m;
-  const std::string s = value.get<std::string>();
+  const std::string s(value.string());
   if (!std::regex_match(s, m, re)) return std::nullopt;
   const long long n = std::stoll(m[1].str());
   const std::string unit = m[2].matched ? m[2].str() : "s";
@@ -66,7 +66,7 @@ std::optional<long long> parse_duration_ms(const nlohmann::json& value) {
 }
 
 void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_secrets) {
-  if (const nlohmann::json* src = top.mapping("source", false)) {
+  if (const std::optional<JsonValue> src = top.mapping("source", false)) {
     EntryReader e(*src, "source", top.errors(),
                   {"file", "url", "headers", "token_env", "token_file", "timeout", "retries", "backoff", "ca_file",
                    "verify_tls"});
@@ -77,25 +77,25 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
         out.source.url.rfind("https://", 0) != 0) {
       e.error("source.url", "must start with http:// or https://");
     }
-    if (const nlohmann::json* h = e.mapping("headers", false)) {
-      for (const auto& [k, v] : h->items()) {
+    if (const std::optional<JsonValue> h = e.mapping("headers", false)) {
+      for (const auto& [k, v] : h->sorted_members()) {
         if (!v.is_string()) {
           e.error(key_path("source.headers", k), "must be a string");
         } else {
-          out.source.headers[k] = v.get<std::string>();
+          out.source.headers[std::string(k)] = std::string(v.string());
         }
       }
     }
     out.source.bearer_token = read_secret(e, "token", false, resolve_secrets);
     if (e.has("timeout")) {
-      auto ms = parse_duration_ms(src->at("timeout"));
+      auto ms = parse_duration_ms(*src->find("timeout"));
       if (!ms || *ms < 100)
         e.error("source.timeout", "must be a duration of at least 100ms, e.g. 10s");
       else
         out.source.timeout_ms = static_cast<int>(*ms);
     }
     if (e.has("backoff")) {
-      auto ms = parse_duration_ms(src->at("backoff"));
+      auto ms = parse_duration_ms(*src->find("backoff"));
       if (!ms)
         e.error("source.backoff", "must be a duration, e.g. 500ms");
       else
@@ -110,7 +110,7 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     out.source.ca_file = e.string("ca_file", false).value_or("");
     out.source.verify_tls = e.boolean("verify_tls").value_or(true);
   }
-  if (const nlohmann::json* srv = top.mapping("server", false)) {
+  if (const std::optional<JsonValue> srv = top.mapping("server", false)) {
     EntryReader e(*srv, "server", top.errors(), {"listen", "rules_listen", "rules_require_token"});
     out.server.listen = e.string("listen", false).value_or(out.server.listen);
     out.server.rules_listen = e.string("rules_listen", false).value_or("");
@@ -118,13 +118,13 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   }
   if (auto dir = top.string("state_dir", false)) out.state_dir = *dir;
   if (top.has("reconcile_interval")) {
-    auto ms = parse_duration_ms(top.raw().at("reconcile_interval"));
+    auto ms = parse_duration_ms(*top.raw().find("reconcile_interval"));
     if (!ms || *ms < 1000)
       top.error("reconcile_interval", "must be a duration of at least 1s, e.g. 5m");
     else
       out.reconcile_interval_s = static_cast<int>(*ms / 1000);
   }
-  if (const nlohmann::json* wh = top.mapping("webhook", false)) {
+  if (const std::optional<JsonValue> wh = top.mapping("webhook", false)) {
     EntryReader e(*wh, "webhook", top.errors(), {"secret_env", "secret_file", "max_body_bytes", "wait_timeout"});
     out.webhook_secret = read_secret(e, "secret", true, resolve_secrets);
     if (resolve_secrets && out.webhook_secret.size() < 16) {
@@ -137,17 +137,17 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
         out.webhook_max_body = static_cast<std::size_t>(*n);
     }
     if (e.has("wait_timeout")) {
-      auto ms = parse_duration_ms(wh->at("wait_timeout"));
+      auto ms = parse_duration_ms(*wh->find("wait_timeout"));
       if (!ms)
         e.error("webhook.wait_timeout", "must be a duration, e.g. 10s");
       else
         out.webhook_wait_ms = static_cast<int>(*ms);
     }
   }
-  if (const nlohmann::json* tokens = top.array("tokens", false)) {
+  if (const std::optional<JsonValue> tokens = top.array("tokens", false)) {
     static const std::vector<std::string> kScopes = {"read", "recompile", "validate", "admin"};
-    for (std::size_t i = 0; i < tokens->size(); ++i) {
-      EntryReader e((*tokens)[i], index_path("tokens", i), top.errors(), {"name", "token_env", "token_file", "scopes"});
+    for (const auto [i, item] : tokens->indexed()) {
+      EntryReader e(item, "tokens", i, top.errors(), {"name", "token_env", "token_file", "scopes"});
       if (!e.is_mapping()) continue;
       ApiToken t;
       t.name = e.string("name", true).value_or("");

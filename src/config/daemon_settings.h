@@ -11,6 +11,6 @@ namespace tw {
 void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_secrets);
 
 /// "90", "90s", "1500ms", "5m", "1h" -> milliseconds; nullopt when malformed.
-std::optional<long long> parse_duration_ms(const nlohmann::json& value);
+std::optional<long long> parse_duration_ms(JsonValue value);
 
 }  // namespace tw

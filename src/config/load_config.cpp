@@ -24,9 +24,10 @@ bool safe_profile_name(const std::string& name) {
 
 std::map<std::string, std::string> read_name_map(EntryReader& e, std::string_view key, std::string_view what) {
   std::map<std::string, std::string> out;
-  const nlohmann::json* m = e.mapping(key, false);
+  const std::optional<JsonValue> m = e.mapping(key, false);
   if (!m) return out;
-  for (const auto& [from, to] : m->items()) {
+  for (const auto& [from_key, to] : m->sorted_members()) {
+    const std::string from(from_key);
     const std::string p = key_path(e.path(key), from);
     if (!to.is_string()) {
       e.error(p, "must map to a " + std::string(what) + " name (a string)");
@@ -34,7 +35,7 @@ std::map<std::string, std::string> read_name_map(EntryReader& e, std::string_vie
     }
     std::vector<ValidationError> errs;
     std::vector<ValidationError>* sink = &errs;
-    const std::string target = to.get<std::string>();
+    const std::string target(to.string());
     if (check_name(from, p, what, *sink) && check_name(target, p, what, *sink)) out[from] = target;
     for (auto& err : errs) e.error(err.path, err.message);
   }
@@ -52,15 +53,15 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
   }
   auto& errors = out.errors;
   Config config;
-  EntryReader top(doc.value, "", errors,
+  EntryReader top(doc.value(), "", errors,
                   {"profiles", "source", "server", "state_dir", "reconcile_interval", "webhook", "tokens"});
   read_daemon_settings(top, config.daemon, resolve_secrets);
-  if (const nlohmann::json* list = top.array("profiles", true)) {
-    if (list->empty()) top.error("profiles", "must list at least one profile");
+  if (const std::optional<JsonValue> list = top.array("profiles", true)) {
+    if (list->size() == 0) top.error("profiles", "must list at least one profile");
     std::set<std::string> names;
-    for (std::size_t i = 0; i < list->size(); ++i) {
+    for (const auto [i, item] : list->indexed()) {
       EntryReader e(
-          (*list)[i], index_path("profiles", i), errors,
+          item, "profiles", i, errors,
           {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes", "restrict_materialized_views",
            "max_policies_per_tag", "rules_file", "dsn", "password_file", "dialect", "masking"});
       if (!e.is_mapping()) continue;

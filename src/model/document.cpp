@@ -4,11 +4,35 @@
 
 #include <fstream>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace tw {
+
+struct JsonDocument::Impl {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  RawStrings raw;
+};
+
+JsonDocument::JsonDocument() = default;
+JsonDocument::JsonDocument(JsonDocument&&) noexcept = default;
+JsonDocument& JsonDocument::operator=(JsonDocument&&) noexcept = default;
+JsonDocument::~JsonDocument() = default;
+
+bool JsonDocument::has_value() const { return impl_ != nullptr; }
+
+JsonValue JsonDocument::root() const { return JsonValue(impl_->root, impl_->raw.empty() ? nullptr : &impl_->raw); }
+
+// Builds JsonDocuments (a friend of JsonDocument).
+struct DocumentParser {
+  using Errors = std::vector<std::pair<std::string, std::string>>;
+
+  static DocumentParse json(std::string_view text);
+  static DocumentParse yaml(std::string_view text);
+};
+
 namespace {
 
 std::string child_path(const std::string& parent, const std::string& key) {
@@ -35,8 +59,7 @@ nlohmann::json yaml_scalar(const YAML::Node& node) {
   return s;
 }
 
-nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path,
-                            std::vector<std::pair<std::string, std::string>>& errors) {
+nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path, DocumentParser::Errors& errors) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -72,48 +95,239 @@ nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path,
   return nullptr;
 }
 
-DocumentParse parse_yaml(std::string_view text) {
-  DocumentParse result;
-  try {
-    YAML::Node root = YAML::Load(std::string(text));
-    result.value = yaml_to_json(root, "", result.errors);
-  } catch (const YAML::Exception& e) {
-    result.errors.emplace_back("", std::string("invalid YAML: ") + e.what());
+bool valid_utf8(const std::string& s) { return simdjson::validate_utf8(s.data(), s.size()); }
+
+bool has_invalid_utf8(const nlohmann::json& v) {
+  if (v.is_string()) return !valid_utf8(v.get_ref<const std::string&>());
+  if (v.is_array()) {
+    for (const auto& item : v) {
+      if (has_invalid_utf8(item)) return true;
+    }
+  } else if (v.is_object()) {
+    for (const auto& [key, item] : v.items()) {
+      if (!valid_utf8(key) || has_invalid_utf8(item)) return true;
+    }
   }
-  return result;
+  return false;
 }
 
-DocumentParse parse_json(std::string_view text) {
-  DocumentParse result;
-  // Tracks the keys seen in each open object so duplicates are refused, not
-  // silently overwritten (nlohmann keeps the last one).
-  std::vector<std::set<std::string>> open_objects;
-  bool duplicate = false;
-  std::vector<std::string> path_stack;
-  auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    (void)depth;
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) {
-      open_objects.emplace_back();
-    } else if (event == E::object_end) {
-      if (!open_objects.empty()) open_objects.pop_back();
-    } else if (event == E::key && !open_objects.empty()) {
-      const std::string key = parsed.get<std::string>();
-      if (!open_objects.back().insert(key).second) duplicate = true;
-    }
-    return true;
-  };
-  try {
-    result.value = nlohmann::json::parse(text.begin(), text.end(), callback);
-  } catch (const nlohmann::json::parse_error& e) {
-    result.errors.emplace_back("", std::string("invalid JSON: ") + e.what());
+// See RawStrings: once one string is not valid UTF-8, every such string and
+// every string starting with NUL (which could be mistaken for a placeholder)
+// moves to `raw`.
+std::string protect(const std::string& s, RawStrings& raw) {
+  if (valid_utf8(s) && (s.empty() || s.front() != '\0')) return s;
+  raw.push_back(s);
+  return std::string(1, '\0') + std::to_string(raw.size() - 1);
+}
+
+nlohmann::json protect_raw_strings(const nlohmann::json& v, RawStrings& raw) {
+  if (v.is_string()) return protect(v.get_ref<const std::string&>(), raw);
+  if (v.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : v) out.push_back(protect_raw_strings(item, raw));
+    return out;
   }
-  // JSON is YAML: the (slower) YAML reader names the path of every duplicate key.
-  if (duplicate) return parse_yaml(text);
-  return result;
+  if (v.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [key, item] : v.items()) out[protect(key, raw)] = protect_raw_strings(item, raw);
+    return out;
+  }
+  return v;
+}
+
+simdjson::error_code parse_padded(simdjson::dom::parser& parser, std::string_view text, simdjson::dom::element& root) {
+  const simdjson::padded_string padded(text);  // the DOM copies every string out of it
+  return parser.parse(padded).get(root);
+}
+
+// Re-writes JSON text as nlohmann reads it: simdjson refuses integers beyond 64
+// bits, which nlohmann (and so this loader, before simdjson) reads as floating
+// point. Duplicate keys are kept, for the duplicate check.
+class Rewriter final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string out;
+  std::string error;
+
+  bool null() override { return scalar("null"); }
+  bool boolean(bool v) override { return scalar(v ? "true" : "false"); }
+  bool number_integer(number_integer_t v) override { return scalar(std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(std::to_string(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(nlohmann::json(v).dump()); }
+  bool string(string_t& v) override { return scalar(nlohmann::json(v).dump()); }
+  bool binary(binary_t&) override { return false; }  // not in JSON text
+  bool start_object(std::size_t) override {
+    separate();
+    out += '{';
+    first_.push_back(true);
+    return true;
+  }
+  bool key(string_t& k) override {
+    separate();
+    out += nlohmann::json(k).dump();
+    out += ':';
+    after_key_ = true;
+    return true;
+  }
+  bool end_object() override {
+    first_.pop_back();
+    out += '}';
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    separate();
+    out += '[';
+    first_.push_back(true);
+    return true;
+  }
+  bool end_array() override {
+    first_.pop_back();
+    out += ']';
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  bool scalar(const std::string& text) {
+    separate();
+    out += text;
+    return true;
+  }
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!first_.empty()) {
+      if (!first_.back()) out += ',';
+      first_.back() = false;
+    }
+  }
+  std::vector<bool> first_;  // per open list or mapping: nothing written in it yet
+  bool after_key_ = false;
+};
+
+// One step of the path to a value, built into a string only for an error.
+struct Step {
+  std::string_view key;
+  std::size_t index;
+  bool is_index;
+};
+
+std::string step_path(const std::vector<Step>& steps, std::string_view last_key) {
+  std::string path;
+  for (const Step& s : steps) {
+    if (s.is_index) {
+      path += "[" + std::to_string(s.index) + "]";
+    } else {
+      if (!path.empty()) path += '.';
+      path += s.key;
+    }
+  }
+  if (!path.empty()) path += '.';
+  path += last_key;
+  return path;
+}
+
+// Refuses every repeated key of every mapping, in document order, with the
+// wording and path of the YAML reader; like it, the value of a repeated key is
+// not looked into.
+void check_duplicates(simdjson::dom::element v, std::vector<Step>& steps, DocumentParser::Errors& errors) {
+  using Type = simdjson::dom::element_type;
+  const auto container = [](simdjson::dom::element e) { return e.type() == Type::OBJECT || e.type() == Type::ARRAY; };
+  if (v.type() == Type::ARRAY) {
+    const simdjson::dom::array array = v.get_array().value_unsafe();
+    std::size_t i = 0;
+    for (simdjson::dom::element item : array) {
+      if (container(item)) {
+        steps.push_back({{}, i, true});
+        check_duplicates(item, steps, errors);
+        steps.pop_back();
+      }
+      ++i;
+    }
+    return;
+  }
+  if (v.type() != Type::OBJECT) return;
+  const simdjson::dom::object object = v.get_object().value_unsafe();
+  const std::size_t n = object.size();
+  constexpr std::size_t kSmall = 16;  // up to here, comparing with every earlier key beats hashing
+  std::string_view small[kSmall];
+  std::unordered_set<std::string_view> seen;
+  std::size_t count = 0;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string_view key = it.key();
+    bool repeated = false;
+    if (n <= kSmall) {
+      for (std::size_t k = 0; k < count && !repeated; ++k) repeated = small[k] == key;
+      if (!repeated) small[count++] = key;
+    } else {
+      repeated = !seen.insert(key).second;
+    }
+    if (repeated) {
+      errors.emplace_back(step_path(steps, key), "duplicate key \"" + std::string(key) + "\"");
+      continue;
+    }
+    const simdjson::dom::element item = it.value();
+    if (container(item)) {
+      steps.push_back({key, 0, false});
+      check_duplicates(item, steps, errors);
+      steps.pop_back();
+    }
+  }
 }
 
 }  // namespace
+
+DocumentParse DocumentParser::json(std::string_view text) {
+  DocumentParse result;
+  auto impl = std::make_unique<JsonDocument::Impl>();
+  simdjson::error_code error = parse_padded(impl->parser, text, impl->root);
+  if (error) {
+    // nlohmann reads the text again: its message (with line and column) is the
+    // one this loader always gave, and it reads integers beyond 64 bits (which
+    // simdjson refuses) as floating point, as this loader always did.
+    Rewriter rewriter;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &rewriter)) {
+      result.errors.emplace_back("", "invalid JSON: " + rewriter.error);
+      return result;
+    }
+    if (error != simdjson::DEPTH_ERROR && error != simdjson::CAPACITY)
+      error = parse_padded(impl->parser, rewriter.out, impl->root);
+  }
+  if (error) {
+    result.errors.emplace_back("", std::string("invalid JSON: ") + simdjson::error_message(error));
+    return result;
+  }
+  std::vector<Step> steps;
+  check_duplicates(impl->root, steps, result.errors);
+  if (result.errors.empty()) result.document.impl_ = std::move(impl);
+  return result;
+}
+
+DocumentParse DocumentParser::yaml(std::string_view text) {
+  DocumentParse result;
+  nlohmann::json value;
+  try {
+    YAML::Node root = YAML::Load(std::string(text));
+    value = yaml_to_json(root, "", result.errors);
+  } catch (const YAML::Exception& e) {
+    result.errors.emplace_back("", std::string("invalid YAML: ") + e.what());
+  }
+  if (!result.errors.empty()) return result;
+  auto impl = std::make_unique<JsonDocument::Impl>();
+  if (has_invalid_utf8(value)) value = protect_raw_strings(value, impl->raw);
+  const simdjson::error_code error = parse_padded(impl->parser, value.dump(), impl->root);
+  if (error == simdjson::DEPTH_ERROR) {
+    result.errors.emplace_back(
+        "", "invalid YAML: nested deeper than " + std::to_string(simdjson::DEFAULT_MAX_DEPTH) + " lists and mappings");
+  } else if (error) {
+    result.errors.emplace_back("", std::string("invalid YAML: ") + simdjson::error_message(error));
+  } else {
+    result.document.impl_ = std::move(impl);
+  }
+  return result;
+}
 
 DocumentParse parse_document(std::string_view text) {
   std::size_t i = 0;
@@ -122,8 +336,8 @@ DocumentParse parse_document(std::string_view text) {
     text.remove_prefix(3);
   }
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) ++i;
-  if (i < text.size() && (text[i] == '{' || text[i] == '[')) return parse_json(text);
-  return parse_yaml(text);
+  if (i < text.size() && (text[i] == '{' || text[i] == '[')) return DocumentParser::json(text);
+  return DocumentParser::yaml(text);
 }
 
 std::string read_file(const std::string& path) {

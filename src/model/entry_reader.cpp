@@ -1,6 +1,7 @@
 #include "tagwarden/model/entry_reader.h"
 
-#include <set>
+#include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace tw {
 
@@ -42,144 +43,178 @@ std::size_t utf8_char(std::string_view s, std::size_t i, char32_t& cp) {
   return len;
 }
 
-std::string json_type(const nlohmann::json& v) {
-  if (v.is_object()) return "a mapping";
-  if (v.is_array()) return "a list";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  return "null";
-}
-
 }  // namespace
 
-bool check_name(const std::string& name, const std::string& path, std::string_view what,
-                std::vector<ValidationError>& errors) {
-  if (name.empty()) {
-    errors.push_back({path, std::string(what) + " must not be empty"});
-    return false;
-  }
-  if (name.size() > 256) {
-    errors.push_back({path, std::string(what) + " is longer than 256 bytes"});
-    return false;
-  }
+std::optional<std::string> name_problem(std::string_view name, std::string_view what) {
+  if (name.empty()) return std::string(what) + " must not be empty";
+  if (name.size() > 256) return std::string(what) + " is longer than 256 bytes";
   for (std::size_t i = 0; i < name.size();) {
     char32_t cp = 0;
     const std::size_t len = utf8_char(name, i, cp);
-    if (len == 0) {
-      errors.push_back({path, std::string(what) + " is not valid UTF-8"});
-      return false;
-    }
+    if (len == 0) return std::string(what) + " is not valid UTF-8";
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x2028 || cp == 0x2029) {
-      errors.push_back({path, std::string(what) + " " +
-                                  nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                  " contains a control character, which engines cannot quote"});
-      return false;
+      return std::string(what) + " " +
+             nlohmann::json(std::string(name)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+             " contains a control character, which engines cannot quote";
     }
     i += len;
+  }
+  return std::nullopt;
+}
+
+bool check_name(std::string_view name, const std::string& path, std::string_view what,
+                std::vector<ValidationError>& errors) {
+  std::optional<std::string> problem = name_problem(name, what);
+  if (problem) errors.push_back({path, std::move(*problem)});
+  return !problem;
+}
+
+bool DistinctNames::insert(std::string_view name) {
+  if (!many_.empty()) return many_.emplace(name).second;
+  for (const std::string& n : few_) {
+    if (n == name) return false;
+  }
+  few_.emplace_back(name);
+  if (few_.size() > 32) {
+    many_.insert(few_.begin(), few_.end());
+    few_.clear();
   }
   return true;
 }
 
-EntryReader::EntryReader(const nlohmann::json& value, std::string path, std::vector<ValidationError>& errors,
+EntryReader::EntryReader(JsonValue value, std::string path, std::vector<ValidationError>& errors,
                          std::initializer_list<std::string_view> allowed_keys)
     : value_(value), path_(std::move(path)), errors_(errors) {
+  check_keys(allowed_keys);
+}
+
+EntryReader::EntryReader(JsonValue value, std::string_view list_path, std::size_t index,
+                         std::vector<ValidationError>& errors, std::initializer_list<std::string_view> allowed_keys)
+    : value_(value), list_path_(list_path), index_(index), path_built_(false), errors_(errors) {
+  check_keys(allowed_keys);
+}
+
+const std::string& EntryReader::path() const {
+  if (!path_built_) {
+    path_.reserve(list_path_.size() + 8);
+    path_ = list_path_;
+    path_ += '[';
+    path_ += std::to_string(index_);
+    path_ += ']';
+    path_built_ = true;
+  }
+  return path_;
+}
+
+void EntryReader::check_keys(std::initializer_list<std::string_view> allowed_keys) {
   if (!value_.is_object()) {
-    errors_.push_back({path_, "must be a mapping, found " + json_type(value_)});
+    errors_.push_back({path(), std::string("must be a mapping, found ") + value_.type_name()});
     return;
   }
-  for (const auto& [key, unused] : value_.items()) {
+  std::vector<std::string_view> unknown;
+  for (const JsonValue::Member m : value_.members()) {
     bool known = false;
-    for (std::string_view allowed : allowed_keys) known = known || key == allowed;
-    if (!known) {
-      std::string hint;
-      for (std::string_view allowed : allowed_keys) hint += (hint.empty() ? "" : ", ") + std::string(allowed);
-      errors_.push_back({key_path(path_, key), "unknown key \"" + key + "\" (expected one of: " + hint + ")"});
-    }
+    for (std::string_view allowed : allowed_keys) known = known || m.key == allowed;
+    if (!known) unknown.push_back(m.key);
   }
+  if (unknown.empty()) return;
+  std::string hint;
+  for (std::string_view allowed : allowed_keys) hint += (hint.empty() ? "" : ", ") + std::string(allowed);
+  std::sort(unknown.begin(), unknown.end());  // the order of sorted_members(), as always reported
+  for (std::string_view key : unknown) {
+    errors_.push_back(
+        {key_path(path(), key), "unknown key \"" + std::string(key) + "\" (expected one of: " + hint + ")"});
+  }
+}
+
+bool EntryReader::valid_name(std::string_view key, std::string_view name, std::string_view what) {
+  std::optional<std::string> problem = name_problem(name, what);
+  if (problem) errors_.push_back({path(key), std::move(*problem)});
+  return !problem;
 }
 
 bool EntryReader::has(std::string_view key) const {
-  return value_.is_object() && value_.contains(std::string(key)) && !value_.at(std::string(key)).is_null();
+  const std::optional<JsonValue> v = value_.find(key);
+  return v && !v->is_null();
 }
 
-const nlohmann::json* EntryReader::get(std::string_view key, bool required, const char* expected) {
-  if (!value_.is_object()) return nullptr;
-  auto it = value_.find(std::string(key));
-  if (it == value_.end() || it->is_null()) {
-    if (required) errors_.push_back({path(key), std::string("is required (") + expected + ")"});
-    return nullptr;
-  }
-  return &*it;
-}
-
-std::optional<std::string> EntryReader::string(std::string_view key, bool required) {
-  const nlohmann::json* v = get(key, required, "a string");
-  if (!v) return std::nullopt;
-  if (!v->is_string()) {
-    errors_.push_back({path(key), "must be a string, found " + json_type(*v)});
+std::optional<JsonValue> EntryReader::get(std::string_view key, bool required, const char* expected) {
+  std::optional<JsonValue> v = value_.find(key);
+  if (!v || v->is_null()) {
+    if (required && value_.is_object()) errors_.push_back({path(key), std::string("is required (") + expected + ")"});
     return std::nullopt;
-  }
-  return v->get<std::string>();
-}
-
-std::optional<bool> EntryReader::boolean(std::string_view key) {
-  const nlohmann::json* v = get(key, false, "true or false");
-  if (!v) return std::nullopt;
-  if (!v->is_boolean()) {
-    errors_.push_back({path(key), "must be true or false, found " + json_type(*v)});
-    return std::nullopt;
-  }
-  return v->get<bool>();
-}
-
-std::optional<std::int64_t> EntryReader::integer(std::string_view key) {
-  const nlohmann::json* v = get(key, false, "an integer");
-  if (!v) return std::nullopt;
-  if (!v->is_number_integer()) {
-    errors_.push_back({path(key), "must be an integer, found " + json_type(*v)});
-    return std::nullopt;
-  }
-  return v->get<std::int64_t>();
-}
-
-const nlohmann::json* EntryReader::array(std::string_view key, bool required) {
-  const nlohmann::json* v = get(key, required, "a list");
-  if (v && !v->is_array()) {
-    errors_.push_back({path(key), "must be a list, found " + json_type(*v)});
-    return nullptr;
   }
   return v;
 }
 
-const nlohmann::json* EntryReader::mapping(std::string_view key, bool required) {
-  const nlohmann::json* v = get(key, required, "a mapping");
+std::optional<std::string> EntryReader::string(std::string_view key, bool required) {
+  const std::optional<JsonValue> v = get(key, required, "a string");
+  if (!v) return std::nullopt;
+  if (!v->is_string()) {
+    errors_.push_back({path(key), std::string("must be a string, found ") + v->type_name()});
+    return std::nullopt;
+  }
+  return std::string(v->string());
+}
+
+std::optional<bool> EntryReader::boolean(std::string_view key) {
+  const std::optional<JsonValue> v = get(key, false, "true or false");
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) {
+    errors_.push_back({path(key), std::string("must be true or false, found ") + v->type_name()});
+    return std::nullopt;
+  }
+  return v->boolean();
+}
+
+std::optional<std::int64_t> EntryReader::integer(std::string_view key) {
+  const std::optional<JsonValue> v = get(key, false, "an integer");
+  if (!v) return std::nullopt;
+  if (!v->is_integer()) {
+    errors_.push_back({path(key), std::string("must be an integer, found ") + v->type_name()});
+    return std::nullopt;
+  }
+  return v->integer();
+}
+
+std::optional<JsonValue> EntryReader::array(std::string_view key, bool required) {
+  std::optional<JsonValue> v = get(key, required, "a list");
+  if (v && !v->is_array()) {
+    errors_.push_back({path(key), std::string("must be a list, found ") + v->type_name()});
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<JsonValue> EntryReader::mapping(std::string_view key, bool required) {
+  std::optional<JsonValue> v = get(key, required, "a mapping");
   if (v && !v->is_object()) {
-    errors_.push_back({path(key), "must be a mapping, found " + json_type(*v)});
-    return nullptr;
+    errors_.push_back({path(key), std::string("must be a mapping, found ") + v->type_name()});
+    return std::nullopt;
   }
   return v;
 }
 
 std::vector<std::string> EntryReader::string_list(std::string_view key, std::string_view what) {
   std::vector<std::string> out;
-  const nlohmann::json* list = array(key, false);
+  const std::optional<JsonValue> list = array(key, false);
   if (!list) return out;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const std::string p = index_path(path(key), i);
-    const nlohmann::json& item = (*list)[i];
+  DistinctNames seen;
+  for (const auto [i, item] : list->indexed()) {
     if (!item.is_string()) {
-      errors_.push_back({p, "must be a string, found " + json_type(item)});
+      errors_.push_back({index_path(path(key), i), std::string("must be a string, found ") + item.type_name()});
       continue;
     }
-    std::string s = item.get<std::string>();
-    if (!check_name(s, p, what, errors_)) continue;
-    if (!seen.insert(s).second) {
-      errors_.push_back({p, "duplicate " + std::string(what) + " \"" + s + "\""});
+    const std::string_view s = item.string();
+    if (std::optional<std::string> problem = name_problem(s, what)) {
+      errors_.push_back({index_path(path(key), i), std::move(*problem)});
       continue;
     }
-    out.push_back(std::move(s));
+    if (!seen.insert(s)) {
+      errors_.push_back({index_path(path(key), i), "duplicate " + std::string(what) + " \"" + std::string(s) + "\""});
+      continue;
+    }
+    out.emplace_back(s);
   }
   return out;
 }

@@ -34,7 +34,7 @@ namespace {
 
 PrincipalSet read_principals(EntryReader& e, const std::string& key, const PolicyReferences& refs) {
   PrincipalSet out;
-  const nlohmann::json* m = e.mapping(key, false);
+  const std::optional<JsonValue> m = e.mapping(key, false);
   if (!m) return out;
   EntryReader p(*m, e.path(key), e.errors(), {"roles", "users"});
   out.roles = p.string_list("roles", "role");
@@ -57,17 +57,16 @@ const Object* find_object(const PolicyReferences& refs, const std::string& name)
 
 }  // namespace
 
-std::vector<Policy> read_policies(const nlohmann::json& list, const PolicyReferences& refs,
-                                  std::vector<ValidationError>& errors) {
+std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, std::vector<ValidationError>& errors) {
   std::vector<Policy> out;
   std::set<std::string> names;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    EntryReader e(list[i], index_path("policies", i), errors,
+  for (const auto [i, item] : list.indexed()) {
+    EntryReader e(item, "policies", i, errors,
                   {"name", "enabled", "type", "mask", "visible_chars", "scope", "applies_to", "exempt", "condition"});
     if (!e.is_mapping()) continue;
     const std::size_t before = errors.size();
     Policy p;
-    if (auto name = e.string("name", true); name && check_name(*name, e.path("name"), "policy name", errors)) {
+    if (auto name = e.string("name", true); name && e.valid_name("name", *name, "policy name")) {
       if (!names.insert(*name).second) e.error(e.path("name"), "duplicate policy " + quote(*name));
       p.name = *name;
     }
@@ -112,11 +111,11 @@ std::vector<Policy> read_policies(const nlohmann::json& list, const PolicyRefere
       if (e.has("visible_chars")) e.error(e.path("visible_chars"), "only partial masks have visible_chars");
     }
     if (p.type == PolicyType::RowFilter && type == "row_filter") {
-      if (const nlohmann::json* c = e.mapping("condition", true)) p.condition = *c;
+      if (const std::optional<JsonValue> c = e.mapping("condition", true)) p.condition = c->to_nlohmann();
     } else if (e.has("condition")) {
       e.error(e.path("condition"), "only row_filter policies have a condition");
     }
-    if (const nlohmann::json* scope = e.mapping("scope", true)) {
+    if (const std::optional<JsonValue> scope = e.mapping("scope", true)) {
       EntryReader sc(*scope, e.path("scope"), errors, {"object", "column", "tag", "domain", "level_at_least"});
       int kinds = 0;
       for (const char* k : {"object", "column", "tag", "domain", "level_at_least"}) kinds += sc.has(k);

@@ -3,6 +3,8 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "load_policies.h"
 #include "tagwarden/model/document.h"
@@ -44,7 +46,7 @@ class SnapshotValidator {
  public:
   explicit SnapshotValidator(std::vector<ValidationError>& errors) : errors_(errors) {}
 
-  Snapshot run(const nlohmann::json& doc) {
+  Snapshot run(JsonValue doc) {
     Snapshot s;
     EntryReader top(doc, "", errors_,
                     {"version", "generated_at", "users", "roles", "role_assignments", "classifications", "objects",
@@ -79,25 +81,26 @@ class SnapshotValidator {
   }
 
   void read_users(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("users", false);
+    const std::optional<JsonValue> list = top.array("users", false);
     if (!list) return;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("users", i), errors_,
-                    {"name", "engine_user", "platform_admin", "groups", "attributes"});
+    s.users.reserve(list->size());
+    for (const auto [i, item] : list->indexed()) {
+      EntryReader e(item, "users", i, errors_, {"name", "engine_user", "platform_admin", "groups", "attributes"});
       if (!e.is_mapping()) continue;
       User u;
       auto name = e.string("name", true);
-      if (name && check_name(*name, e.path("name"), "user name", errors_)) {
+      if (name && e.valid_name("name", *name, "user name")) {
         if (!users_.insert(*name).second) e.error(e.path("name"), "duplicate user " + quote(*name));
         u.name = *name;
       }
       if (auto eu = e.string("engine_user", false)) {
-        if (check_name(*eu, e.path("engine_user"), "engine user name", errors_)) u.engine_user = *eu;
+        if (e.valid_name("engine_user", *eu, "engine user name")) u.engine_user = *eu;
       }
       u.platform_admin = e.boolean("platform_admin").value_or(false);
       u.groups = e.string_list("groups", "group");
-      if (const nlohmann::json* attrs = e.mapping("attributes", false)) {
-        for (const auto& [key, value] : attrs->items()) {
+      if (const std::optional<JsonValue> attrs = e.mapping("attributes", false)) {
+        u.attributes = attrs->to_nlohmann();
+        for (const auto& [key, value] : u.attributes.items()) {
           const std::string p = key_path(e.path("attributes"), key);
           check_name(key, p, "attribute name", errors_);
           const bool scalar = value.is_string() || value.is_number() || value.is_boolean();
@@ -109,21 +112,19 @@ class SnapshotValidator {
           if (!scalar && !list_of_scalars)
             e.error(p, "attribute values must be a string, number, boolean or a list of them");
         }
-        u.attributes = *attrs;
       }
       s.users.push_back(std::move(u));
     }
   }
 
   void read_classifications(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("classifications", false);
+    const std::optional<JsonValue> list = top.array("classifications", false);
     if (!list) return;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("classifications", i), errors_, {"name", "level", "clearance"});
+    for (const auto [i, item] : list->indexed()) {
+      EntryReader e(item, "classifications", i, errors_, {"name", "level", "clearance"});
       if (!e.is_mapping()) continue;
       Classification c;
-      if (auto name = e.string("name", true);
-          name && check_name(*name, e.path("name"), "classification name", errors_)) {
+      if (auto name = e.string("name", true); name && e.valid_name("name", *name, "classification name")) {
         if (!tags_.insert(*name).second) e.error(e.path("name"), "duplicate classification " + quote(*name));
         c.name = *name;
       }
@@ -131,10 +132,11 @@ class SnapshotValidator {
         if (*level < 0 || *level > 1000) e.error(e.path("level"), "level must be between 0 and 1000");
         c.level = static_cast<int>(*level);
       }
-      if (const nlohmann::json* rows = e.array("clearance", false)) {
+      if (const std::optional<JsonValue> rows = e.array("clearance", false)) {
         std::set<std::pair<int, std::string>> seen;
-        for (std::size_t r = 0; r < rows->size(); ++r) {
-          EntryReader row((*rows)[r], index_path(e.path("clearance"), r), errors_, {"type", "name"});
+        const std::string rows_path = e.path("clearance");
+        for (const auto [r, row_value] : rows->indexed()) {
+          EntryReader row(row_value, rows_path, r, errors_, {"type", "name"});
           if (!row.is_mapping()) continue;
           auto type = row.string("type", true);
           auto name = row.string("name", true);
@@ -149,7 +151,7 @@ class SnapshotValidator {
             }
           } else if (*type == "group") {
             cr.type = ClearanceRow::Type::Group;
-            if (!check_name(*name, row.path("name"), "group name", errors_)) continue;
+            if (!row.valid_name("name", *name, "group name")) continue;
           } else {
             row.error(row.path("type"), "unknown clearance type " + quote(*type) + " (expected role or group)");
             continue;
@@ -166,11 +168,12 @@ class SnapshotValidator {
   }
 
   void read_assignments(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("role_assignments", false);
+    const std::optional<JsonValue> list = top.array("role_assignments", false);
     if (!list) return;
-    std::set<std::tuple<std::string, int, std::string>> seen;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("role_assignments", i), errors_, {"role", "user", "group", "expires_at"});
+    std::unordered_set<std::string> seen;  // role NUL user-or-group NUL name: checked names hold no NUL
+    s.role_assignments.reserve(list->size());
+    for (const auto [i, item] : list->indexed()) {
+      EntryReader e(item, "role_assignments", i, errors_, {"role", "user", "group", "expires_at"});
       if (!e.is_mapping()) continue;
       RoleAssignment a;
       bool ok = true;
@@ -198,7 +201,7 @@ class SnapshotValidator {
         }
         a.user = *user;
       } else {
-        if (!check_name(*group, e.path("group"), "group name", errors_)) ok = false;
+        if (!e.valid_name("group", *group, "group name")) ok = false;
         a.group = *group;
       }
       if (auto exp = e.string("expires_at", false)) {
@@ -210,28 +213,30 @@ class SnapshotValidator {
         }
       }
       if (!ok) continue;
-      const auto key = std::make_tuple(a.role, a.user ? 0 : 1, a.user ? *a.user : *a.group);
-      if (!seen.insert(key).second) {
+      const std::string& holder = a.user ? *a.user : *a.group;
+      if (!seen.insert(a.role + '\0' + (a.user ? 'u' : 'g') + '\0' + holder).second) {
         e.error(e.path(), "duplicate assignment of role " + quote(a.role) + " to " + (a.user ? "user " : "group ") +
-                              quote(std::get<2>(key)));
+                              quote(holder));
         continue;
       }
       s.role_assignments.push_back(std::move(a));
     }
   }
 
-  std::optional<QualifiedName> parse_object_name(const std::string& text, const std::string& path, bool allow_star) {
+  // The object name read at e's key.
+  std::optional<QualifiedName> parse_object_name(const std::string& text, EntryReader& e, std::string_view key,
+                                                 bool allow_star) {
     const auto parts = split_dots(text);
     if (parts.size() != 3) {
-      errors_.push_back({path, "object name " + quote(text) + " must have three parts: catalog.schema.object"});
+      e.error(e.path(key), "object name " + quote(text) + " must have three parts: catalog.schema.object");
       return std::nullopt;
     }
     for (const auto& part : parts) {
-      if (!check_name(part, path, "object name part", errors_)) return std::nullopt;
+      if (!e.valid_name(key, part, "object name part")) return std::nullopt;
       if (part.find('*') != std::string::npos && !(allow_star && part == "*")) {
-        errors_.push_back({path, "object name " + quote(text) +
-                                     (allow_star ? ": '*' must stand alone as a whole part"
-                                                 : ": '*' is reserved for grant patterns")});
+        e.error(e.path(key),
+                "object name " + quote(text) +
+                    (allow_star ? ": '*' must stand alone as a whole part" : ": '*' is reserved for grant patterns"));
         return std::nullopt;
       }
     }
@@ -239,22 +244,24 @@ class SnapshotValidator {
   }
 
   void read_objects(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("objects", false);
+    const std::optional<JsonValue> list = top.array("objects", false);
     if (!list) return;
-    std::map<std::string, std::size_t> by_lower;
+    std::unordered_set<std::string> by_lower;
     std::vector<std::vector<std::pair<std::string, std::string>>> deps;  // (name, path) per object
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("objects", i), errors_,
+    s.objects.reserve(list->size());
+    deps.reserve(list->size());
+    for (const auto [i, item] : list->indexed()) {
+      EntryReader e(item, "objects", i, errors_,
                     {"name", "kind", "owner", "domain", "view_security", "depends_on", "tags", "columns"});
       deps.emplace_back();
       if (!e.is_mapping()) continue;
       Object o;
       auto name = e.string("name", true);
       if (!name) continue;
-      auto qn = parse_object_name(*name, e.path("name"), false);
+      auto qn = parse_object_name(*name, e, "name", false);
       if (!qn) continue;
       o.name = *qn;
-      if (!by_lower.emplace(lower(*name), s.objects.size()).second) {
+      if (!by_lower.insert(lower(*name)).second) {
         e.error(e.path("name"), "duplicate object " + quote(*name) +
                                     " (object names are compared case-insensitively: Trino lowercases them)");
         continue;
@@ -275,7 +282,7 @@ class SnapshotValidator {
       }
       if (auto domain = e.string("domain", false)) {
         for (const auto& part : split_dots_slash(*domain)) {
-          if (!check_name(part, e.path("domain"), "domain part", errors_)) break;
+          if (!e.valid_name("domain", part, "domain part")) break;
         }
         o.domain = *domain;
       }
@@ -294,16 +301,16 @@ class SnapshotValidator {
       }
       if (e.has("depends_on") && o.kind == ObjectKind::Table) {
         e.error(e.path("depends_on"), "only views and materialized views have depends_on");
-      } else if (const nlohmann::json* d = e.array("depends_on", false)) {
-        std::set<std::string> seen;
-        for (std::size_t k = 0; k < d->size(); ++k) {
+      } else if (const std::optional<JsonValue> d = e.array("depends_on", false)) {
+        DistinctNames seen;
+        for (const auto [k, dep_value] : d->indexed()) {
           const std::string p = index_path(e.path("depends_on"), k);
-          if (!(*d)[k].is_string()) {
+          if (!dep_value.is_string()) {
             e.error(p, "must be an object name");
             continue;
           }
-          const std::string dep = (*d)[k].get<std::string>();
-          if (!seen.insert(dep).second) {
+          const std::string dep(dep_value.string());
+          if (!seen.insert(dep)) {
             e.error(p, "duplicate dependency " + quote(dep));
             continue;
           }
@@ -312,15 +319,17 @@ class SnapshotValidator {
         }
       }
       o.tags = read_tags(e, "tags");
-      if (const nlohmann::json* cols = e.array("columns", false)) {
-        std::set<std::string> seen;
-        for (std::size_t c = 0; c < cols->size(); ++c) {
-          EntryReader ce((*cols)[c], index_path(e.path("columns"), c), errors_, {"name", "type", "tags"});
+      if (const std::optional<JsonValue> cols = e.array("columns", false)) {
+        DistinctNames seen;
+        const std::string columns_path = e.path("columns");
+        o.columns.reserve(cols->size());
+        for (const auto [c, column] : cols->indexed()) {
+          EntryReader ce(column, columns_path, c, errors_, {"name", "type", "tags"});
           if (!ce.is_mapping()) continue;
           Column col;
           auto cname = ce.string("name", true);
-          if (!cname || !check_name(*cname, ce.path("name"), "column name", errors_)) continue;
-          if (!seen.insert(lower(*cname)).second) {
+          if (!cname || !ce.valid_name("name", *cname, "column name")) continue;
+          if (!seen.insert(lower(*cname))) {
             ce.error(ce.path("name"), "duplicate column " + quote(*cname) + " (compared case-insensitively)");
             continue;
           }
@@ -329,7 +338,11 @@ class SnapshotValidator {
           // Types reach engine SQL (typed NULL masks), so only type-shaped text is accepted.
           static const std::regex kType(
               R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)");
-          if (col.type.size() > 64 || !std::regex_match(col.type, kType)) {
+          auto checked = type_names_.find(col.type);
+          if (checked == type_names_.end()) {
+            checked = type_names_.emplace(col.type, col.type.size() <= 64 && std::regex_match(col.type, kType)).first;
+          }
+          if (!checked->second) {
             ce.error(ce.path("type"),
                      "column type " + quote(col.type) + " is not a type name (e.g. varchar, decimal(10,2))");
           }
@@ -337,7 +350,6 @@ class SnapshotValidator {
           o.columns.push_back(std::move(col));
         }
       }
-      object_paths_.push_back(e.path());
       s.objects.push_back(std::move(o));
       object_index_[*name] = s.objects.size() - 1;
       dep_lists_.push_back(std::move(deps.back()));
@@ -360,11 +372,11 @@ class SnapshotValidator {
   std::vector<std::string> read_tags(EntryReader& e, std::string_view key) {
     std::vector<std::string> tags = e.string_list(key, "tag");
     std::vector<std::string> known;
-    const nlohmann::json* list = e.array(key, false);
-    for (std::size_t k = 0; list && k < list->size(); ++k) {
-      const auto& item = (*list)[k];
+    const std::optional<JsonValue> list = e.array(key, false);
+    if (!list) return known;
+    for (const auto [k, item] : list->indexed()) {
       if (!item.is_string()) continue;
-      const std::string t = item.get<std::string>();
+      const std::string t(item.string());
       if (std::find(tags.begin(), tags.end(), t) == tags.end()) continue;  // already reported
       if (!tags_.count(t)) {
         e.error(index_path(e.path(key), k), "unknown classification " + quote(t));
@@ -421,14 +433,14 @@ class SnapshotValidator {
   }
 
   void read_grants(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("grants", false);
+    const std::optional<JsonValue> list = top.array("grants", false);
     if (!list) return;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      EntryReader e((*list)[i], index_path("grants", i), errors_, {"principal", "object", "privileges"});
+    for (const auto [i, item] : list->indexed()) {
+      EntryReader e(item, "grants", i, errors_, {"principal", "object", "privileges"});
       if (!e.is_mapping()) continue;
       Grant g;
       bool ok = true;
-      if (const nlohmann::json* p = e.mapping("principal", true)) {
+      if (const std::optional<JsonValue> p = e.mapping("principal", true)) {
         EntryReader pr(*p, e.path("principal"), errors_, {"role", "user"});
         auto role = pr.string("role", false);
         auto user = pr.string("user", false);
@@ -455,7 +467,7 @@ class SnapshotValidator {
         ok = false;
       }
       if (auto obj = e.string("object", true)) {
-        if (auto qn = parse_object_name(*obj, e.path("object"), true)) {
+        if (auto qn = parse_object_name(*obj, e, "object", true)) {
           g.object = {qn->catalog, qn->schema, qn->table};
           const bool exact = qn->catalog != "*" && qn->schema != "*" && qn->table != "*";
           if (exact && !object_index_.count(*obj)) {
@@ -469,14 +481,14 @@ class SnapshotValidator {
       } else {
         ok = false;
       }
-      if (const nlohmann::json* privs = e.array("privileges", true)) {
-        if (privs->empty()) e.error(e.path("privileges"), "must name at least one privilege");
-        for (std::size_t k = 0; k < privs->size(); ++k) {
+      if (const std::optional<JsonValue> privs = e.array("privileges", true)) {
+        if (privs->size() == 0) e.error(e.path("privileges"), "must name at least one privilege");
+        for (const auto [k, priv_value] : privs->indexed()) {
           const std::string p = index_path(e.path("privileges"), k);
-          const auto& item = (*privs)[k];
-          auto priv = item.is_string() ? parse_privilege(item.get<std::string>()) : std::nullopt;
+          auto priv = priv_value.is_string() ? parse_privilege(priv_value.string()) : std::nullopt;
           if (!priv) {
-            e.error(p, "unknown privilege " + (item.is_string() ? quote(item.get<std::string>()) : item.dump()) +
+            e.error(p, "unknown privilege " +
+                           (priv_value.is_string() ? quote(priv_value.string()) : priv_value.dump()) +
                            " (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP)");
             ok = false;
           } else if (g.privileges.has(*priv)) {
@@ -493,15 +505,15 @@ class SnapshotValidator {
   }
 
   void read_policies(EntryReader& top, Snapshot& s) {
-    const nlohmann::json* list = top.array("policies", false);
+    const std::optional<JsonValue> list = top.array("policies", false);
     if (!list) return;
     s.policies = tw::read_policies(*list, PolicyReferences{roles_, users_, tags_, s.objects}, errors_);
   }
 
   std::vector<ValidationError>& errors_;
-  std::set<std::string> roles_, users_, tags_;
-  std::map<std::string, std::size_t> object_index_;
-  std::vector<std::string> object_paths_;
+  std::unordered_set<std::string> roles_, users_, tags_;
+  std::unordered_map<std::string, std::size_t> object_index_;
+  std::unordered_map<std::string, bool> type_names_;  // column type -> type-shaped (few distinct types)
   std::vector<std::vector<std::pair<std::string, std::string>>> dep_lists_;
 };
 
@@ -515,7 +527,7 @@ SnapshotLoad parse_snapshot(std::string_view text) {
     return out;
   }
   SnapshotValidator validator(out.errors);
-  Snapshot s = validator.run(doc.value);
+  Snapshot s = validator.run(doc.value());
   if (out.errors.empty()) out.snapshot = std::move(s);
   return out;
 }

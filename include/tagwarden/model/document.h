@@ -1,21 +1,28 @@
 #pragma once
-// JSON and YAML text -> one JSON value, so that one validator serves both.
-// Duplicate mapping keys are refused here, before any other check, because
-// both parsers would otherwise keep one of the values silently.
+// JSON and YAML text -> one parsed document (simdjson's DOM), so that one
+// validator serves both. Duplicate mapping keys are refused here, before any
+// other check, naming their path, because both formats would otherwise keep
+// one of the values silently.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "tagwarden/model/json_value.h"
 
 namespace tw {
 
 struct DocumentParse {
-  nlohmann::json value;
-  std::vector<std::pair<std::string, std::string>> errors;  ///< (path, message); value is unusable when non-empty
+  JsonDocument document;                                    ///< has a value only when errors is empty
+  std::vector<std::pair<std::string, std::string>> errors;  ///< (path, message)
+  /// Precondition: errors is empty.
+  JsonValue value() const { return document.root(); }
 };
 
-/// JSON when the first non-blank character is '{' or '[', YAML otherwise.
+/// JSON when the first non-blank character is '{' or '[', YAML otherwise; a
+/// UTF-8 byte order mark is skipped. JSON is read by simdjson (at most 1024
+/// levels deep); YAML by yaml-cpp, then handed to simdjson as JSON.
 DocumentParse parse_document(std::string_view text);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.
