@@ -247,7 +247,9 @@ class DocumentWriter {
     for (const auto& [section, rules] : doc.items()) {
       out_ += first_section ? "" : ",\n";
       first_section = false;
-      out_ += " " + json(section).dump() + ": [";
+      out_ += ' ';
+      out_ += json(section).dump();
+      out_ += ": [";
       if (section == "tables") {
         if (section != std::prev(doc.end()).key()) throw std::logic_error("the tables section must sort last");
         return;
