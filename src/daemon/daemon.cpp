@@ -42,6 +42,7 @@ bool ReconcileOutcome::ok() const {
 nlohmann::json ReconcileOutcome::to_json() const {
   nlohmann::json j = {{"generation", generation}, {"ok", ok()},           {"reasons", reasons},
                       {"source", source},         {"profiles", profiles}, {"duration_ms", duration_ms}};
+  if (!phases_ms.empty()) j["phases_ms"] = phases_ms;
   if (!source_error.empty()) j["source_error"] = source_error;
   if (!snapshot_errors.empty()) j["snapshot_errors"] = snapshot_errors;
   return j;
@@ -142,7 +143,22 @@ void Daemon::run() {
       reasons.swap(pending_reasons_);
       waiters.swap(waiters_);
     }
-    ReconcileOutcome outcome = reconcile_once(std::move(reasons));
+    ReconcileOutcome outcome;
+    try {
+      outcome = reconcile_once(reasons);
+    } catch (const std::exception& e) {
+      // Out of memory, most likely (a snapshot much larger than the last one). Nothing of this
+      // pass was published, so the last good artifacts stay served; the next pass tries again.
+      outcome = ReconcileOutcome{};
+      outcome.reasons = std::move(reasons);
+      outcome.source = "failed";
+      outcome.source_error = std::string("reconcile failed: ") + e.what() + "; the last good artifacts stay served";
+      {
+        std::lock_guard lock(mu_);
+        counters_["tagwarden_reconcile_failures_total"]++;
+      }
+      log::error("reconcile_failed", {{"error", e.what()}});
+    }
     next_periodic_ = Timestamp{clock_.now().seconds + interval()};
     for (auto& w : waiters) w(outcome);
   }
@@ -163,7 +179,13 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   const std::string at = format_timestamp(now);
   const auto src = source();
   if (reset_source_.exchange(false)) src->reset();  // asked for by SIGHUP; sources are touched by this thread only
+  auto phase = std::chrono::steady_clock::now();
+  auto end_phase = [&](const char* name) {
+    outcome.phases_ms[name] = elapsed_ms(phase);
+    phase = std::chrono::steady_clock::now();
+  };
   SourceFetch fetch = src->fetch();
+  end_phase("fetch");
   std::shared_ptr<const Snapshot> snapshot;
   {
     std::lock_guard lock(mu_);
@@ -184,6 +206,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   }
   if (fetch.status == SourceFetch::Status::Changed) {
     SnapshotLoad loaded = parse_snapshot(fetch.body);
+    end_phase("parse");
     std::lock_guard lock(mu_);
     if (!loaded.snapshot) {
       counters_["tagwarden_snapshot_invalid_total"]++;
@@ -208,8 +231,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   }
   if (outcome.source == "failed") outcome.source = "cached";  // the last valid snapshot, judged at a new now
 
+  phase = std::chrono::steady_clock::now();
   auto model = build_model(snapshot, now);
   auto found = snapshot_findings(*model);
+  end_phase("model");
   // Profiles are built at once (pure, each into its own slot), then published one by one.
   struct Previous {
     std::shared_ptr<const CompileMemo> memo;
@@ -241,6 +266,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
         build_profile(*model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact}));
     build_ms[i] = elapsed_ms(b0);
   });
+  end_phase("build");
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const Profile& profile = profiles[i];
     const auto p0 = std::chrono::steady_clock::now();
@@ -248,6 +274,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
     entry["reused_objects"] = build.compile.reused_objects;
     entry["reused_artifact"] = build.reused_artifact;
+    entry["build_ms"] = build_ms[i];
     const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
     if (build.artifact) publish(profile, std::move(*build.artifact), outcome, entry);
     if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
@@ -281,6 +308,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     }
     outcome.profiles.push_back(std::move(entry));
   }
+  end_phase("publish");
   {
     std::lock_guard lock(mu_);
     model_ = model;
@@ -514,6 +542,8 @@ std::string Daemon::metrics() const {
        "# TYPE tagwarden_snapshot_invalid_total counter\n";
   m << "# HELP tagwarden_webhooks_total Webhook requests by outcome.\n# TYPE tagwarden_webhooks_total counter\n";
   m << "# HELP tagwarden_reconciles_total Passes of the reconcile loop.\n# TYPE tagwarden_reconciles_total counter\n";
+  m << "# HELP tagwarden_reconcile_failures_total Passes that failed as a whole (e.g. out of memory); the last good "
+       "artifacts stayed served.\n# TYPE tagwarden_reconcile_failures_total counter\n";
   for (const auto& [name, value] : counters_) m << name << " " << value << "\n";
   if (!counters_.count("tagwarden_source_errors_total")) m << "tagwarden_source_errors_total 0\n";
   m << "# HELP tagwarden_compile_duration_seconds Duration of the last compile of a profile.\n"

@@ -43,6 +43,7 @@ struct ReconcileOutcome {
   std::vector<std::string> snapshot_errors;
   nlohmann::json profiles = nlohmann::json::array();
   double duration_ms = 0;
+  nlohmann::json phases_ms = nlohmann::json::object();  ///< fetch, parse, model, build: where duration_ms went
   bool ok() const;
   nlohmann::json to_json() const;
 };
