@@ -241,16 +241,19 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     Profile built_with;
     std::shared_ptr<const PublishedArtifact> served;  ///< keeps the previous artifact alive
     const Artifact* artifact = nullptr;
+    std::shared_ptr<trino::RenderCache> render_cache;
   };
   std::vector<Previous> previous(profiles.size());
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     std::string built_sha256;
     {
       std::lock_guard lock(mu_);
-      const auto& st = profiles_[profiles[i].name];
+      auto& st = profiles_[profiles[i].name];
       previous[i].memo = st.memo;
       previous[i].built_with = st.built_with;
       built_sha256 = st.artifact_sha256;
+      if (!st.render_cache) st.render_cache = std::make_shared<trino::RenderCache>();
+      previous[i].render_cache = st.render_cache;
     }
     previous[i].served = published(profiles[i].name);
     if (previous[i].served && !built_sha256.empty() && previous[i].served->artifact.sha256 == built_sha256) {
@@ -262,8 +265,8 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   run_parallel(profiles.size(), default_workers(profiles.size()), [&](std::size_t i) {
     const auto b0 = std::chrono::steady_clock::now();
     const Previous& prev = previous[i];
-    builds[i].emplace(
-        build_profile(*model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact}));
+    builds[i].emplace(build_profile(
+        *model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact, prev.render_cache.get()}));
     build_ms[i] = elapsed_ms(b0);
   });
   end_phase("build");

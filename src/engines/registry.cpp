@@ -15,10 +15,10 @@ std::string sha256_hex(std::string_view data) {
   return hex_lower(digest, len);
 }
 
-RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino::RenderCache* trino_cache) {
   switch (ps.engine) {
     case Engine::Trino: {
-      auto rules = trino::render_rules(ps);
+      auto rules = trino::render_rules(ps, trino_cache);
       Artifact a{"rules.json", "application/json", std::move(rules.text), rules.table_rules, {}, {}};
       a.sha256 = sha256_hex(a.bytes);
       return {std::move(a), {}};
@@ -54,7 +54,7 @@ ProfileBuild build_profile(const Model& model, const Profile& profile, const Pre
     b.reused_artifact = true;
     b.compile.findings.insert(b.compile.findings.end(), b.artifact->findings.begin(), b.artifact->findings.end());
   } else if (b.compile.policy_set) {
-    RenderResult r = render_artifact(*b.compile.policy_set, &profile);
+    RenderResult r = render_artifact(*b.compile.policy_set, &profile, previous.render_cache);
     if (r.artifact) {
       b.compile.findings.insert(b.compile.findings.end(), r.artifact->findings.begin(), r.artifact->findings.end());
       b.artifact = std::move(r.artifact);

@@ -140,6 +140,8 @@ TEST_CASE("incremental recompiles equal full compiles, byte for byte", "[increme
     auto model = tw::build_model(twtest::must_parse(s.dump()), std::nullopt);
     tw::ProfileCompile last = tw::compile_profile(*model, profile);
     REQUIRE(last.memo);
+    tw::trino::RenderCache cache;  // carried from step to step, as the daemon does
+    (void)tw::trino::render_rules(*last.policy_set, &cache);
     for (int step = 0; step < 12; ++step) {
       const std::string what = w.change(s);
       INFO("seed " << seed << " step " << step << ": " << what);
@@ -151,7 +153,9 @@ TEST_CASE("incremental recompiles equal full compiles, byte for byte", "[increme
       CHECK(findings_text(full.findings) == findings_text(incremental.findings));
       if (full.policy_set) {
         CHECK(tw::to_json(*full.policy_set).dump() == tw::to_json(*incremental.policy_set).dump());
-        CHECK(tw::trino::render_rules(*full.policy_set).text == tw::trino::render_rules(*incremental.policy_set).text);
+        const std::string text = tw::trino::render_rules(*full.policy_set).text;
+        CHECK(text == tw::trino::render_rules(*incremental.policy_set).text);
+        CHECK(text == tw::trino::render_rules(*incremental.policy_set, &cache).text);
       }
       CHECK(full.reused_objects == 0);
       reused += incremental.reused_objects;
@@ -236,4 +240,23 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
   tw::ProfileBuild other =
       tw::build_profile(*model, masked, tw::PreviousBuild{&starrocks, first.compile.memo.get(), &*first.artifact});
   CHECK(!other.reused_artifact);
+}
+
+TEST_CASE("a render cache is used only for the users it was written for", "[incremental]") {
+  tw::Profile profile = twtest::trino_profile({"cat0", "cat1"});
+  World w(7);
+  auto model = tw::build_model(twtest::must_parse(w.snapshot().dump()), std::nullopt);
+  tw::ProfileCompile compiled = tw::compile_profile(*model, profile);
+  REQUIRE(compiled.policy_set);
+  tw::trino::RenderCache cache;
+  const tw::PolicySet& ps = *compiled.policy_set;
+  CHECK(tw::trino::render_rules(ps, &cache).text == tw::trino::render_rules(ps).text);
+  CHECK(tw::trino::render_rules(ps, &cache).text == tw::trino::render_rules(ps).text);  // from the cache
+
+  // The same user lists (a copy shares them) under other names: nothing may come from the cache.
+  tw::PolicySet renamed = ps;
+  for (auto& u : renamed.users) u.engine_name += "_x";
+  const std::string expected = tw::trino::render_rules(renamed).text;
+  CHECK(expected != tw::trino::render_rules(ps).text);
+  CHECK(tw::trino::render_rules(renamed, &cache).text == expected);
 }

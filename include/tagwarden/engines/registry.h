@@ -10,6 +10,9 @@
 #include "tagwarden/compile/policy_set.h"
 
 namespace tw {
+namespace trino {
+class RenderCache;
+}
 
 struct Artifact {
   std::string filename;      ///< e.g. rules.json
@@ -27,7 +30,9 @@ struct RenderResult {
 
 /// Pure; the same PolicySet gives the same bytes. `profile` gives engine options a PolicySet does
 /// not carry (StarRocks: the `masking` key, which decides masks or coarsening without a server).
-RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr);
+/// `trino_cache` (Trino only) carries what the last render of the same profile wrote; same bytes either way.
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr,
+                             trino::RenderCache* trino_cache = nullptr);
 
 /// compile_profile + render_artifact: a profile either yields a PolicySet and
 /// its artifact, or errors (and no PolicySet). The artifact's findings are also
@@ -44,6 +49,7 @@ struct PreviousBuild {
   const Profile* profile = nullptr;
   const CompileMemo* memo = nullptr;
   const Artifact* artifact = nullptr;
+  trino::RenderCache* render_cache = nullptr;  ///< this profile's, used and updated by this build only
 };
 /// As above, and when the compile decides exactly what the previous build decided (same
 /// context, same objects with the same digests, same profile), the previous artifact is

@@ -91,36 +91,59 @@ class BroadCoverage {
 // left to a last rule that names nobody, which is what keeps large documents small.
 constexpr std::size_t kOpenEndedMinBytes = 1024;
 
+}  // namespace
+
+// An alternation as written, with the user lists it was written for: holding
+// them keeps their addresses from being reused by other lists while the entry lives.
+struct RenderCache::State {
+  struct Entry {
+    std::vector<std::shared_ptr<const std::vector<std::size_t>>> lists;
+    std::shared_ptr<const std::string> literal;  ///< JSON string literal of the regex; absent: nobody
+  };
+  using Key = std::pair<int, std::vector<const void*>>;  ///< (kind, sorted list addresses)
+  std::vector<std::string> users;                        ///< the engine names the entries were written for
+  std::map<Key, Entry> entries;
+};
+
+RenderCache::RenderCache() = default;
+RenderCache::~RenderCache() = default;
+
+namespace {
+
 // User alternations as JSON string literals, each computed once and named by
-// an id, so that rules can be compared and written without copying them.
+// an id, so that rules can be compared and written without copying them. With
+// a RenderCache, alternations of user lists the previous render of the profile
+// wrote are taken as they were; the cache then keeps what this render used.
 class UserPatterns {
  public:
   static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);  ///< no user field: matches every user
 
-  explicit UserPatterns(const PolicySet& ps) : ps_(ps), rank_(ps.users.size()), order_(ps.users.size()) {
+  UserPatterns(const PolicySet& ps, RenderCache* cache)
+      : ps_(ps), rank_(ps.users.size()), order_(ps.users.size()), cache_(cache) {
     for (const auto& u : ps.users) all_bytes_ += u.engine_name.size() + 1;
     for (std::size_t u = 0; u < order_.size(); ++u) order_[u] = u;
     std::stable_sort(order_.begin(), order_.end(),
                      [&](std::size_t a, std::size_t b) { return ps.users[a].engine_name < ps.users[b].engine_name; });
     for (std::size_t i = 0; i < order_.size(); ++i) rank_[order_[i]] = i;
+    if (cache_) {
+      next_.users.reserve(ps.users.size());
+      for (const auto& u : ps.users) next_.users.push_back(u.engine_name);
+      if (cache_->state && cache_->state->users == next_.users) previous_ = std::move(cache_->state);
+    }
+  }
+
+  // The cache keeps only what this render used, so it does not grow with every change.
+  ~UserPatterns() {
+    if (cache_) cache_->state = std::make_unique<RenderCache::State>(std::move(next_));
   }
 
   std::size_t of(const std::vector<const AccessClass*>& classes) {
-    if (classes.size() == 1) {
-      auto [it, fresh] = by_list_.try_emplace(classes.front()->users.get(), 0);
-      if (fresh) it->second = intern(exact_alternation_sorted(names(classes)));
-      return it->second;
-    }
-    auto [it, fresh] = by_lists_.try_emplace(lists(classes), 0);
-    if (fresh) it->second = intern(exact_alternation_sorted(names(classes)));
-    return it->second;
+    return pattern(kOf, classes, [&] { return literal_of(exact_alternation_sorted(names(classes))); });
   }
 
   /// Every known user outside the given classes; kNobody when there is none.
   std::size_t complement(const std::vector<const AccessClass*>& classes) {
-    auto [it, fresh] = complement_of_.try_emplace(lists(classes), kNobody);
-    if (fresh) it->second = compute_complement(classes);
-    return it->second;
+    return pattern(kComplement, classes, [&] { return compute_complement(classes); });
   }
 
   /// The length the names of these classes add to an alternation.
@@ -137,10 +160,36 @@ class UserPatterns {
   }
 
   std::size_t all_bytes() const { return all_bytes_; }
-  const std::string& literal(std::size_t id) const { return literals_[id]; }
+  const std::string& literal(std::size_t id) const { return *literals_[id]; }
 
  private:
-  std::size_t compute_complement(const std::vector<const AccessClass*>& classes) {
+  static constexpr int kOf = 0;
+  static constexpr int kComplement = 1;
+
+  template <typename Make>
+  std::size_t pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make) {
+    RenderCache::State::Key key{kind, lists(classes)};
+    if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+    std::shared_ptr<const std::string> literal;
+    bool found = false;
+    if (previous_) {
+      if (auto it = previous_->entries.find(key); it != previous_->entries.end()) {
+        literal = it->second.literal;
+        found = true;
+      }
+    }
+    if (!found) literal = make();
+    if (cache_) {
+      RenderCache::State::Entry entry{{}, literal};
+      for (const auto* cls : classes) entry.lists.push_back(cls->users);
+      next_.entries.emplace(key, std::move(entry));
+    }
+    const std::size_t id = literal ? intern(std::move(literal)) : kNobody;
+    ids_.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::shared_ptr<const std::string> compute_complement(const std::vector<const AccessClass*>& classes) const {
     std::vector<bool> inside(ps_.users.size(), false);
     for (const auto* cls : classes) {
       for (std::size_t u : *cls->users) inside[u] = true;
@@ -149,15 +198,19 @@ class UserPatterns {
     for (std::size_t u = 0; u < ps_.users.size(); ++u) {
       if (!inside[u]) out.push_back(u);
     }
-    return out.empty() ? kNobody : intern(exact_alternation_sorted(sorted_names(std::move(out))));
+    if (out.empty()) return nullptr;
+    return literal_of(exact_alternation_sorted(sorted_names(std::move(out))));
   }
 
-  // Kept once, as the JSON literal: at scale these alternations are most of the document.
-  std::size_t intern(const std::string& regex) {
-    std::string literal = json(regex).dump(-1, ' ', false, json::error_handler_t::strict);
-    if (auto it = by_literal_.find(literal); it != by_literal_.end()) return it->second;
+  static std::shared_ptr<const std::string> literal_of(const std::string& regex) {
+    return std::make_shared<const std::string>(json(regex).dump(-1, ' ', false, json::error_handler_t::strict));
+  }
+
+  // Kept once: at scale these alternations are most of the document.
+  std::size_t intern(std::shared_ptr<const std::string> literal) {
+    if (auto it = by_literal_.find(*literal); it != by_literal_.end()) return it->second;
     literals_.push_back(std::move(literal));
-    by_literal_.emplace(literals_.back(), literals_.size() - 1);
+    by_literal_.emplace(*literals_.back(), literals_.size() - 1);
     return literals_.size() - 1;
   }
 
@@ -193,11 +246,12 @@ class UserPatterns {
   std::size_t all_bytes_ = 0;
   std::vector<std::size_t> rank_;   ///< each user's position in byte order of engine names
   std::vector<std::size_t> order_;  ///< the users in that order
-  std::deque<std::string> literals_;
+  RenderCache* cache_;
+  std::unique_ptr<RenderCache::State> previous_;  ///< the last render's entries, when written for the same users
+  RenderCache::State next_;
+  std::map<RenderCache::State::Key, std::size_t> ids_;
+  std::vector<std::shared_ptr<const std::string>> literals_;
   std::unordered_map<std::string_view, std::size_t> by_literal_;  ///< views into literals_
-  std::map<const void*, std::size_t> by_list_;
-  std::map<std::vector<const void*>, std::size_t> by_lists_;
-  std::map<std::vector<const void*>, std::size_t> complement_of_;
   std::map<const void*, std::size_t> bytes_;
 };
 
@@ -294,10 +348,10 @@ json fixed_sections(json catalogs) {
 
 }  // namespace
 
-RulesDocument render_rules(const PolicySet& ps) {
+RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   RulesDocument doc;
   BroadCoverage coverage(ps);
-  UserPatterns patterns(ps);
+  UserPatterns patterns(ps, cache);
   std::vector<ObjectBlock> blocks;
   std::unordered_map<std::string, std::size_t> block_of;  // catalog, schema and rules -> blocks index
   std::set<QualifiedName> own_rules;                      // listed objects with rules of their own

@@ -4,6 +4,7 @@
 // section and allows everything in a section that is absent, so every section
 // we rely on is emitted and each ends in an explicit deny.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -19,8 +20,21 @@ struct RulesDocument {
   std::size_t object_rules = 0;  ///< rules naming one listed object (including its catch-all deny)
 };
 
+/// What rendering one profile leaves for the next render of the same profile: the
+/// alternation written for each user list, by list. The compile memo hands untouched
+/// objects their previous lists, so after a small change most alternations are taken
+/// as they were. Only a speed-up: the bytes are the same with or without it
+/// (tests/unit/test_incremental.cpp). One render at a time per cache.
+class RenderCache {
+ public:
+  RenderCache();
+  ~RenderCache();
+  struct State;
+  std::unique_ptr<State> state;
+};
+
 /// Translates; decides nothing. Never returns an empty rules document.
-RulesDocument render_rules(const PolicySet& ps);
+RulesDocument render_rules(const PolicySet& ps, RenderCache* cache = nullptr);
 
 /// A rules document that refuses every catalog and table: served when no good document exists.
 RulesDocument deny_all_rules();
