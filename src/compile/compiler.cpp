@@ -385,27 +385,20 @@ class ProfileCompiler {
     auto [it, fresh] = clearance_partitions_.try_emplace({&partition, tags});
     if (!fresh) return it->second;
     for (const auto& group : partition) {
+      // Users are grouped by a reused byte key ('1' = cleared, one per tag): a lookup allocates
+      // nothing, and this loop runs for every user of every object's partition.
+      std::unordered_map<std::string, std::vector<std::size_t>> by_key;
+      std::string key(tags.size(), '0');
+      for (std::size_t u : *group.users) {
+        const std::vector<bool>& cleared = m_.cleared[u];
+        for (std::size_t i = 0; i < tags.size(); ++i) key[i] = cleared[tags[i]] ? '1' : '0';
+        by_key[key].push_back(u);
+      }
       std::map<std::vector<bool>, std::vector<std::size_t>> split;
-      if (tags.size() <= 64) {
-        // A word per user, not a vector: this loop runs for every user of every object's partition.
-        std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_mask;
-        for (std::size_t u : *group.users) {
-          const std::vector<bool>& cleared = m_.cleared[u];
-          std::uint64_t mask = 0;
-          for (std::size_t i = 0; i < tags.size(); ++i) mask |= static_cast<std::uint64_t>(cleared[tags[i]]) << i;
-          by_mask[mask].push_back(u);
-        }
-        for (auto& [mask, users] : by_mask) {
-          std::vector<bool> key(tags.size());
-          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = (mask >> i) & 1U;
-          split.emplace(std::move(key), std::move(users));
-        }
-      } else {
-        for (std::size_t u : *group.users) {
-          std::vector<bool> key(tags.size());
-          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = m_.cleared[u][tags[i]];
-          split[key].push_back(u);
-        }
+      for (auto& [bits, users] : by_key) {
+        std::vector<bool> flags(bits.size());
+        for (std::size_t i = 0; i < bits.size(); ++i) flags[i] = bits[i] == '1';
+        split.emplace(std::move(flags), std::move(users));
       }
       for (auto& [cleared, users] : split) {
         auto shared =

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <set>
 #include <stdexcept>
