@@ -222,7 +222,8 @@ class ProfileCompiler {
   // Decides every object, reusing the previous memo's decision for objects
   // whose inputs and context are unchanged, and leaves the memo for the next compile.
   void decide_objects(PolicySet& ps, ProfileCompile& out) {
-    auto memo = std::make_shared<CompileMemo>();
+    memo_ = std::make_shared<CompileMemo>();
+    auto& memo = memo_;
     memo->context = context_digest(ps);
     std::unordered_map<std::string_view, std::size_t> before;
     if (previous_ && previous_->context == memo->context) {
@@ -248,7 +249,7 @@ class ProfileCompiler {
       memo->classes.push_back(op.classes);
       memo->unsatisfiable.push_back(std::move(unsatisfiable));
     }
-    out.memo = std::move(memo);
+    out.memo = memo;  // completed by build_unlisted
   }
 
   // Everything an object's decision reads besides the object itself.
@@ -570,6 +571,16 @@ class ProfileCompiler {
   }
 
   void build_unlisted(PolicySet& ps) {
+    if (previous_ && previous_->context == memo_->context && previous_->create_restricted == ps.create_restricted) {
+      ps.unlisted = previous_->unlisted;
+    } else {
+      compute_unlisted(ps);
+    }
+    memo_->create_restricted = ps.create_restricted;
+    memo_->unlisted = ps.unlisted;
+  }
+
+  void compute_unlisted(PolicySet& ps) {
     std::set<QualifiedName> closure;
     for (const auto& g : grants_) closure.insert(g.pattern);
     // Close under intersection so that the most specific matching pattern
@@ -587,14 +598,23 @@ class ProfileCompiler {
     std::stable_sort(ordered.begin(), ordered.end(), [](const QualifiedName& a, const QualifiedName& b) {
       return concrete_parts(a) > concrete_parts(b);
     });
+    // Per user, indexed densely: a tree map here was most of a recompile that reused every object.
+    std::vector<PrivilegeSet> privileges(s_.users.size());
+    std::vector<std::size_t> holders;
     for (const auto& pattern : ordered) {
-      std::map<std::size_t, PrivilegeSet> users;
+      holders.clear();
       for (const auto& g : grants_) {
         if (!covers(g.pattern, pattern)) continue;
-        for (std::size_t u : g.holders) users[u].add(g.privileges);
+        for (std::size_t u : g.holders) {
+          if (privileges[u].empty() && !g.privileges.empty()) holders.push_back(u);
+          privileges[u].add(g.privileges);
+        }
       }
+      std::sort(holders.begin(), holders.end());
       UnlistedRule rule{pattern, {}};
-      for (auto [u, privs] : users) {
+      for (std::size_t u : holders) {
+        PrivilegeSet privs = privileges[u];
+        privileges[u] = {};
         if (restricted_[u]) privs.remove(Privilege::Ownership);
         if (!privs.empty()) rule.access.emplace_back(u, privs);
       }
@@ -696,6 +716,7 @@ class ProfileCompiler {
   std::vector<std::size_t> policy_key_;       // per user: id of what access policies can see of them
   std::vector<std::string> policy_key_text_;  // per id: the key itself
   std::vector<bool> restricted_;
+  std::shared_ptr<CompileMemo> memo_;                                  ///< this compile's, left for the next
   std::map<std::string, std::set<std::string>> unsatisfiable_;         // policy -> users for whom it means no rows
   std::map<std::string, std::set<std::string>> object_unsatisfiable_;  // the same, for the object being decided
   const CompileMemo* previous_ = nullptr;

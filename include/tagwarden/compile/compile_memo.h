@@ -21,6 +21,9 @@ struct CompileMemo {
   std::vector<std::vector<AccessClass>> classes;  ///< parallel: the object's decided classes
   /// Parallel too: row filters that mean no rows on the object, with the users they mean it for.
   std::vector<std::vector<std::pair<std::string, std::vector<std::string>>>> unsatisfiable;
+  /// Rules for unlisted names: they read the context and who may not create, nothing else.
+  std::vector<std::size_t> create_restricted;
+  std::vector<UnlistedRule> unlisted;
 };
 
 }  // namespace tw

@@ -1,0 +1,138 @@
+#include "user_patterns.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tw::trino {
+
+Literal::Literal(std::string text) : json(std::move(text)), hash(std::hash<std::string>{}(json)) {}
+
+RenderCache::RenderCache() = default;
+RenderCache::~RenderCache() = default;
+
+namespace {
+
+constexpr int kOf = 0;
+constexpr int kComplement = 1;
+
+LiteralPtr literal_of(const std::string& regex) {
+  return std::make_shared<const Literal>(
+      nlohmann::json(regex).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict));
+}
+
+// Classes of one object hold disjoint user lists, so the set of lists names the users.
+std::vector<const void*> lists(const std::vector<const AccessClass*>& classes) {
+  std::vector<const void*> key;
+  key.reserve(classes.size());
+  for (const auto* cls : classes) key.push_back(cls->users.get());
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+}  // namespace
+
+UserPatterns::UserPatterns(const PolicySet& ps, const RenderCache::State* previous, RenderCache::State* next)
+    : ps_(ps), previous_(previous), next_(next), rank_(ps.users.size()), order_(ps.users.size()) {
+  for (const auto& u : ps.users) all_bytes_ += u.engine_name.size() + 1;
+  for (std::size_t u = 0; u < order_.size(); ++u) order_[u] = u;
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::size_t a, std::size_t b) { return ps.users[a].engine_name < ps.users[b].engine_name; });
+  for (std::size_t i = 0; i < order_.size(); ++i) rank_[order_[i]] = i;
+}
+
+LiteralPtr UserPatterns::of(const std::vector<const AccessClass*>& classes) {
+  return pattern(kOf, classes, [&] { return literal_of(exact_alternation_sorted(names(classes))); });
+}
+
+LiteralPtr UserPatterns::complement(const std::vector<const AccessClass*>& classes) {
+  return pattern(kComplement, classes, [&] { return compute_complement(classes); });
+}
+
+std::size_t UserPatterns::id(const LiteralPtr& literal) {
+  if (!literal) return kNobody;
+  if (auto it = by_address_.find(literal.get()); it != by_address_.end()) return it->second;
+  auto [it, fresh] = by_content_.try_emplace(literal.get(), literals_.size());
+  if (fresh) {
+    literals_.push_back(literal);
+  } else {
+    seen_.push_back(literal);  // its address stays its own while it names an id
+  }
+  by_address_.emplace(literal.get(), it->second);
+  return it->second;
+}
+
+const LiteralPtr& UserPatterns::canonical(const LiteralPtr& literal) {
+  static const LiteralPtr nobody;
+  const std::size_t i = id(literal);
+  return i == kNobody ? nobody : literals_[i];
+}
+
+std::size_t UserPatterns::bytes(const std::vector<const AccessClass*>& classes) {
+  std::size_t n = 0;
+  for (const auto* cls : classes) {
+    auto [it, fresh] = bytes_.try_emplace(cls->users.get(), 0);
+    if (fresh) {
+      for (std::size_t u : *cls->users) it->second += ps_.users[u].engine_name.size() + 1;
+    }
+    n += it->second;
+  }
+  return n;
+}
+
+template <typename Make>
+LiteralPtr UserPatterns::pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make) {
+  RenderCache::State::AlternationKey key{kind, lists(classes)};
+  if (auto it = made_.find(key); it != made_.end()) return it->second;
+  LiteralPtr literal;
+  bool found = false;
+  if (previous_) {
+    if (auto it = previous_->alternations.find(key); it != previous_->alternations.end()) {
+      literal = it->second.literal;
+      found = true;
+    }
+  }
+  if (!found) literal = make();
+  literal = canonical(literal);
+  if (next_) {
+    RenderCache::State::Alternation entry{{}, literal};
+    for (const auto* cls : classes) entry.lists.push_back(cls->users);
+    next_->alternations.emplace(key, std::move(entry));
+  }
+  made_.emplace(std::move(key), literal);
+  return literal;
+}
+
+LiteralPtr UserPatterns::compute_complement(const std::vector<const AccessClass*>& classes) const {
+  std::vector<bool> inside(ps_.users.size(), false);
+  for (const auto* cls : classes) {
+    for (std::size_t u : *cls->users) inside[u] = true;
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t u = 0; u < ps_.users.size(); ++u) {
+    if (!inside[u]) out.push_back(u);
+  }
+  if (out.empty()) return nullptr;
+  return literal_of(exact_alternation_sorted(sorted_names(std::move(out))));
+}
+
+std::vector<std::string_view> UserPatterns::names(const std::vector<const AccessClass*>& classes) const {
+  std::vector<std::size_t> users;
+  for (const auto* cls : classes) users.insert(users.end(), cls->users->begin(), cls->users->end());
+  return sorted_names(std::move(users));
+}
+
+// Engine names in byte order without repeats (two platform users may map to one engine user),
+// sorting indices by a precomputed rank instead of comparing strings.
+std::vector<std::string_view> UserPatterns::sorted_names(std::vector<std::size_t> users) const {
+  for (std::size_t& u : users) u = rank_[u];
+  std::sort(users.begin(), users.end());
+  std::vector<std::string_view> out;
+  out.reserve(users.size());
+  for (std::size_t r : users) {
+    const std::string_view name = ps_.users[order_[r]].engine_name;
+    if (out.empty() || out.back() != name) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace tw::trino

@@ -1,0 +1,131 @@
+#pragma once
+// User alternations for Trino rules, and what a render leaves for the next render
+// of the same profile (RenderCache::State). At scale the alternations are most of
+// the document and most of the work, so each is computed once per user list and
+// kept, with its hash, as the JSON string literal that is written.
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tagwarden/compile/policy_set.h"
+#include "tagwarden/engines/trino/rules.h"
+
+namespace tw::trino {
+
+struct Literal {
+  explicit Literal(std::string text);
+  std::string json;  ///< a JSON string literal, quotes included
+  std::size_t hash;  ///< of json, so that equal literals are found without reading them again
+};
+using LiteralPtr = std::shared_ptr<const Literal>;
+
+/// One rule of a listed object, without its names or user field.
+struct PendingRule {
+  nlohmann::json rule;
+  std::string body;  ///< rule, dumped: objects of one schema with the same rules share one block
+  LiteralPtr user;   ///< nullptr: the rule names nobody, so it matches every user
+};
+
+/// What one listed object renders to, before its table name is known.
+struct ObjectRules {
+  bool covered = false;     ///< the rules for unlisted names already give it, so it has none of its own
+  bool open_ended = false;  ///< the last rule names nobody, so no deny follows it
+  std::vector<PendingRule> rules;
+};
+
+/// Everything a render reads of one access class.
+struct ClassInput {
+  std::shared_ptr<const std::vector<std::size_t>> users;  ///< held: its address names the list
+  PrivilegeSet granted;
+  Access access;
+  bool matches(const AccessClass& cls) const {
+    return users.get() == cls.users.get() && granted == cls.granted && access == cls.access;
+  }
+};
+
+// Every entry is taken only when what it was made from is provably the same: the same
+// engine users (or the state is not used at all), user lists at the same addresses (held
+// here, so an address cannot be reused by another list), and equal values otherwise.
+struct RenderCache::State {
+  struct Alternation {
+    std::vector<std::shared_ptr<const std::vector<std::size_t>>> lists;
+    LiteralPtr literal;  ///< nullptr: nobody
+  };
+  using AlternationKey = std::pair<int, std::vector<const void*>>;  ///< (kind, sorted list addresses)
+  struct Object {
+    std::vector<ClassInput> inputs;
+    ObjectRules rules;
+  };
+  struct Text {
+    std::vector<LiteralPtr> held;  ///< the literals its key names by address
+    std::string lines;             ///< rules, one per line, joined as the document joins them
+    std::size_t rules = 0;
+  };
+  struct UnlistedText {
+    std::vector<std::pair<std::size_t, PrivilegeSet>> access;
+    std::string lines;
+    std::size_t rules = 0;
+  };
+
+  std::vector<std::string> users;  ///< the engine names everything here was written for
+  std::map<AlternationKey, Alternation> alternations;
+  std::vector<UnlistedRule> unlisted;  ///< objects' coverage was judged against these
+  std::map<QualifiedName, Object> objects;
+  std::unordered_map<std::string, Text> blocks;  ///< by catalog, schema, tables and rules
+  std::map<QualifiedName, UnlistedText> unlisted_texts;
+  std::string known_users;  ///< the alternation of every user
+};
+
+/// User alternations of one render. With a previous state (written for the same users),
+/// alternations of user lists it holds are taken as they were; `next` records what this
+/// render used. Equal literals get the same id, however they were made.
+class UserPatterns {
+ public:
+  UserPatterns(const PolicySet& ps, const RenderCache::State* previous, RenderCache::State* next);
+
+  /// The users of these classes.
+  LiteralPtr of(const std::vector<const AccessClass*>& classes);
+  /// Every known user outside the given classes; nullptr when there is none.
+  LiteralPtr complement(const std::vector<const AccessClass*>& classes);
+  /// The same number for equal literals in this render; kNobody for nullptr.
+  std::size_t id(const LiteralPtr& literal);
+  /// The literal this render uses for every literal equal to this one.
+  const LiteralPtr& canonical(const LiteralPtr& literal);
+
+  /// The length the names of these classes add to an alternation.
+  std::size_t bytes(const std::vector<const AccessClass*>& classes);
+  std::size_t all_bytes() const { return all_bytes_; }
+
+  static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);
+
+ private:
+  template <typename Make>
+  LiteralPtr pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make);
+  LiteralPtr compute_complement(const std::vector<const AccessClass*>& classes) const;
+  std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const;
+  std::vector<std::string_view> sorted_names(std::vector<std::size_t> users) const;
+
+  struct ByContent {
+    std::size_t operator()(const Literal* l) const { return l->hash; }
+    bool operator()(const Literal* a, const Literal* b) const { return a->hash == b->hash && a->json == b->json; }
+  };
+
+  const PolicySet& ps_;
+  const RenderCache::State* previous_;
+  RenderCache::State* next_;
+  std::size_t all_bytes_ = 0;
+  std::vector<std::size_t> rank_;   ///< each user's position in byte order of engine names
+  std::vector<std::size_t> order_;  ///< the users in that order
+  std::map<RenderCache::State::AlternationKey, LiteralPtr> made_;
+  std::vector<LiteralPtr> literals_;  ///< by id
+  std::vector<LiteralPtr> seen_;      ///< every other literal looked up, held so its address is not reused
+  std::unordered_map<const Literal*, std::size_t> by_address_;
+  std::unordered_map<const Literal*, std::size_t, ByContent, ByContent> by_content_;
+  std::map<const void*, std::size_t> bytes_;
+};
+
+}  // namespace tw::trino
