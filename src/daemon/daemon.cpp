@@ -241,7 +241,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     Profile built_with;
     std::shared_ptr<const PublishedArtifact> served;  ///< keeps the previous artifact alive
     const Artifact* artifact = nullptr;
-    std::shared_ptr<trino::RenderCache> render_cache;
+    std::shared_ptr<EngineRenderCache> render_cache;
   };
   std::vector<Previous> previous(profiles.size());
   for (std::size_t i = 0; i < profiles.size(); ++i) {
@@ -252,7 +252,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       previous[i].memo = st.memo;
       previous[i].built_with = st.built_with;
       built_sha256 = st.artifact_sha256;
-      if (!st.render_cache) st.render_cache = std::make_shared<trino::RenderCache>();
+      if (!st.render_cache) st.render_cache = std::make_shared<EngineRenderCache>();
       previous[i].render_cache = st.render_cache;
     }
     previous[i].served = published(profiles[i].name);

@@ -21,7 +21,6 @@
 #include "tagwarden/compile/model.h"
 #include "tagwarden/config/profile.h"
 #include "tagwarden/engines/registry.h"
-#include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/publish/state_store.h"
 #include "tagwarden/sources/source.h"
 
@@ -96,8 +95,8 @@ class Daemon {
     std::shared_ptr<const CompileMemo> memo;      ///< of the last good compile: the next one reuses untouched objects
     Profile built_with;                           ///< the profile the memo and the artifact below were made with
     std::string artifact_sha256;  ///< the artifact of that build (published): reused when nothing changed
-    std::shared_ptr<trino::RenderCache> render_cache;  ///< Trino: alternations of the last render, by user list
-    std::vector<Finding> apply_findings;               ///< StarRocks: drift and translation findings of the last apply
+    std::shared_ptr<EngineRenderCache> render_cache;  ///< what the last render computed, by user list
+    std::vector<Finding> apply_findings;              ///< StarRocks: drift and translation findings of the last apply
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);

@@ -3,7 +3,10 @@
 
 #include <openssl/evp.h>
 
+#include <variant>
+
 #include "tagwarden/engines/starrocks/artifact.h"
+#include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace tw {
@@ -15,7 +18,26 @@ std::string sha256_hex(std::string_view data) {
   return hex_lower(digest, len);
 }
 
-RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino::RenderCache* trino_cache) {
+// One engine's cache at a time: the one of the engine last rendered.
+struct EngineRenderCache::State {
+  std::variant<std::monostate, trino::RenderCache, starrocks::RenderCache> engine;
+};
+
+EngineRenderCache::EngineRenderCache() = default;
+EngineRenderCache::~EngineRenderCache() = default;
+
+namespace {
+
+// The cache of `E` in `cache`, made (and any other engine's dropped) when absent.
+template <typename E>
+E& engine_cache(EngineRenderCache& cache) {
+  if (!cache.state) cache.state = std::make_unique<EngineRenderCache::State>();
+  if (auto* c = std::get_if<E>(&cache.state->engine)) return *c;
+  return cache.state->engine.template emplace<E>();
+}
+
+RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCache* trino_cache,
+                    starrocks::RenderCache* starrocks_cache) {
   switch (ps.engine) {
     case Engine::Trino: {
       auto rules = trino::render_rules(ps, trino_cache);
@@ -24,7 +46,8 @@ RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino:
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {
-      auto plan = starrocks::render_artifact(ps, profile ? std::string_view(profile->masking) : "auto");
+      auto plan =
+          starrocks::render_artifact(ps, profile ? std::string_view(profile->masking) : "auto", starrocks_cache);
       if (!plan.error.empty()) return {std::nullopt, plan.error};
       Artifact a{"plan.sql", "application/sql", std::move(plan.text), plan.statements, {}, std::move(plan.findings)};
       a.sha256 = sha256_hex(a.bytes);
@@ -32,6 +55,22 @@ RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino:
     }
   }
   return {std::nullopt, "unknown engine"};
+}
+
+}  // namespace
+
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino::RenderCache* trino_cache) {
+  return render(ps, profile, trino_cache, nullptr);
+}
+
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile, EngineRenderCache& cache) {
+  switch (ps.engine) {
+    case Engine::Trino:
+      return render(ps, profile, &engine_cache<trino::RenderCache>(cache), nullptr);
+    case Engine::StarRocks:
+      return render(ps, profile, nullptr, &engine_cache<starrocks::RenderCache>(cache));
+  }
+  return render(ps, profile, nullptr, nullptr);
 }
 
 ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous) {
@@ -54,7 +93,8 @@ ProfileBuild build_profile(const Model& model, const Profile& profile, const Pre
     b.reused_artifact = true;
     b.compile.findings.insert(b.compile.findings.end(), b.artifact->findings.begin(), b.artifact->findings.end());
   } else if (b.compile.policy_set) {
-    RenderResult r = render_artifact(*b.compile.policy_set, &profile, previous.render_cache);
+    RenderResult r = previous.render_cache ? render_artifact(*b.compile.policy_set, &profile, *previous.render_cache)
+                                           : render_artifact(*b.compile.policy_set, &profile);
     if (r.artifact) {
       b.compile.findings.insert(b.compile.findings.end(), r.artifact->findings.begin(), r.artifact->findings.end());
       b.artifact = std::move(r.artifact);

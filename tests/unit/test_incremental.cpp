@@ -9,6 +9,8 @@
 #include "helpers.h"
 #include "tagwarden/compile/compiler.h"
 #include "tagwarden/engines/registry.h"
+#include "tagwarden/engines/starrocks/artifact.h"
+#include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace {
@@ -198,6 +200,7 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
   starrocks.name = "sr";
   starrocks.engine = tw::Engine::StarRocks;
   std::size_t reused = 0, rendered = 0;
+  tw::EngineRenderCache cache;  // one for both engines: switching engines replaces what it holds
   for (const tw::Profile& profile : {trino, starrocks}) {
     for (unsigned seed = 1; seed <= 12; ++seed) {
       World w(seed);
@@ -213,7 +216,7 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
         tw::ProfileBuild full = tw::build_profile(*model, profile);
         tw::ProfileBuild next = tw::build_profile(
             *model, profile,
-            tw::PreviousBuild{&profile, last.compile.memo.get(), last.artifact ? &*last.artifact : nullptr});
+            tw::PreviousBuild{&profile, last.compile.memo.get(), last.artifact ? &*last.artifact : nullptr, &cache});
         REQUIRE(full.artifact.has_value() == next.artifact.has_value());
         CHECK(!full.reused_artifact);
         if (step % 3 == 0 && last.artifact) CHECK(next.reused_artifact);
@@ -259,4 +262,66 @@ TEST_CASE("a render cache is used only for the users it was written for", "[incr
   const std::string expected = tw::trino::render_rules(renamed).text;
   CHECK(expected != tw::trino::render_rules(ps).text);
   CHECK(tw::trino::render_rules(renamed, &cache).text == expected);
+}
+
+TEST_CASE("a StarRocks render cache gives the bytes of a fresh render", "[incremental]") {
+  std::size_t rendered = 0;
+  for (const char* masking : {"auto", "on"}) {
+    tw::Profile profile = twtest::trino_profile({"cat0", "cat1"}, "sr");
+    profile.engine = tw::Engine::StarRocks;
+    profile.masking = masking;
+    for (unsigned seed = 1; seed <= 15; ++seed) {
+      World w(seed);
+      json s = w.snapshot();
+      tw::ProfileCompile last =
+          tw::compile_profile(*tw::build_model(twtest::must_parse(s.dump()), std::nullopt), profile);
+      REQUIRE(last.policy_set);
+      tw::starrocks::RenderCache cache;  // carried from step to step, as the daemon does
+      (void)tw::starrocks::render_artifact(*last.policy_set, masking, &cache);
+      for (int step = 0; step < 12; ++step) {
+        // Every fourth step changes nothing: everything may then come from the cache.
+        const std::string what = step % 4 == 0 ? "nothing" : w.change(s);
+        INFO("masking " << masking << " seed " << seed << " step " << step << ": " << what);
+        auto model = tw::build_model(twtest::must_parse(s.dump()), std::nullopt);
+        tw::ProfileCompile next = tw::compile_profile(*model, profile, last.memo.get());
+        if (next.policy_set) {
+          const auto fresh = tw::starrocks::render_artifact(*next.policy_set, masking);
+          const auto cached = tw::starrocks::render_artifact(*next.policy_set, masking, &cache);
+          CHECK(cached.error == fresh.error);
+          CHECK(cached.text == fresh.text);
+          CHECK(cached.statements == fresh.statements);
+          CHECK(findings_text(cached.findings) == findings_text(fresh.findings));
+          ++rendered;
+          last = std::move(next);
+        }
+      }
+    }
+  }
+  CHECK(rendered > 300);
+}
+
+TEST_CASE("a StarRocks render cache takes names only for the users they were written for", "[incremental]") {
+  tw::Profile profile = twtest::trino_profile({"cat0", "cat1"}, "sr");
+  profile.engine = tw::Engine::StarRocks;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    INFO("seed " << seed);
+    World w(seed);
+    auto model = tw::build_model(twtest::must_parse(w.snapshot().dump()), std::nullopt);
+    tw::ProfileCompile compiled = tw::compile_profile(*model, profile);
+    REQUIRE(compiled.policy_set);
+    const tw::PolicySet& ps = *compiled.policy_set;
+    tw::starrocks::RenderCache cache;
+    const std::string plain = tw::starrocks::render_artifact(ps).text;
+    CHECK(tw::starrocks::render_artifact(ps, "auto", &cache).text == plain);
+    CHECK(tw::starrocks::render_artifact(ps, "auto", &cache).text == plain);  // from the cache
+
+    // The same user lists (a copy shares them) under other names: role names and findings name the
+    // users, so they may not come from the cache (the unions of the lists may).
+    tw::PolicySet renamed = ps;
+    for (auto& u : renamed.users) u.engine_name += "_x";
+    const std::string expected = tw::starrocks::render_artifact(renamed).text;
+    CHECK(expected != plain);
+    CHECK(tw::starrocks::render_artifact(renamed, "auto", &cache).text == expected);
+    CHECK(tw::starrocks::render_artifact(ps, "auto", &cache).text == plain);
+  }
 }

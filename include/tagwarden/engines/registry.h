@@ -2,6 +2,7 @@
 // The one list of engines: PolicySet -> the artifact its engine loads.
 // Adding an engine = a folder under src/engines/ and one line in registry.cpp.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,20 @@ namespace tw {
 namespace trino {
 class RenderCache;
 }
+
+/// What the last render of one profile leaves for the next render of the same profile, whichever
+/// its engine: the engine's own render cache (trino::RenderCache, starrocks::RenderCache), made on
+/// first use and replaced when the profile's engine changes. Only a speed-up: the bytes are the
+/// same with or without it. One render at a time per cache.
+class EngineRenderCache {
+ public:
+  EngineRenderCache();
+  ~EngineRenderCache();
+  EngineRenderCache(const EngineRenderCache&) = delete;
+  EngineRenderCache& operator=(const EngineRenderCache&) = delete;
+  struct State;
+  std::unique_ptr<State> state;
+};
 
 struct Artifact {
   std::string filename;      ///< e.g. rules.json
@@ -33,6 +48,8 @@ struct RenderResult {
 /// `trino_cache` (Trino only) carries what the last render of the same profile wrote; same bytes either way.
 RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr,
                              trino::RenderCache* trino_cache = nullptr);
+/// The same, with the cache of the profile whatever its engine.
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile, EngineRenderCache& cache);
 
 /// compile_profile + render_artifact: a profile either yields a PolicySet and
 /// its artifact, or errors (and no PolicySet). The artifact's findings are also
@@ -49,7 +66,7 @@ struct PreviousBuild {
   const Profile* profile = nullptr;
   const CompileMemo* memo = nullptr;
   const Artifact* artifact = nullptr;
-  trino::RenderCache* render_cache = nullptr;  ///< this profile's, used and updated by this build only
+  EngineRenderCache* render_cache = nullptr;  ///< this profile's, used and updated by this build only
 };
 /// As above, and when the compile decides exactly what the previous build decided (same
 /// context, same objects with the same digests, same profile), the previous artifact is

@@ -4,10 +4,10 @@
 
 namespace tw::starrocks {
 
-ArtifactText render_artifact(const PolicySet& ps, std::string_view masking) {
+ArtifactText render_artifact(const PolicySet& ps, std::string_view masking, RenderCache* cache) {
   ArtifactText out;
   const Capabilities caps = compile_time_capabilities(masking);
-  PlanRender r = render_plan(ps, {Dialect::StarRocks, caps});
+  PlanRender r = render_plan(ps, {Dialect::StarRocks, caps}, cache);
   if (!r.plan) {
     for (const auto& e : r.errors) out.error += (out.error.empty() ? "" : "; ") + e;
     return out;

@@ -80,6 +80,34 @@ std::string owner_prefix(std::string_view profile) {
   return "tw_" + sha256_hex("tagwarden-profile\n" + std::string(profile)).substr(0, 8) + "_";
 }
 
+// What one render computed per combination of user lists, with the lists it was computed for:
+// holding them keeps their addresses from being reused by other lists while the entry lives, so
+// an address found again is the same list, with the same users.
+struct RenderCache::State {
+  using List = std::vector<std::size_t>;
+  using Key = std::vector<const void*>;  ///< list addresses, sorted, no repeats
+  struct Union {
+    std::vector<std::shared_ptr<const List>> lists;
+    std::shared_ptr<const List> users;  ///< their union, sorted; depends on the indices only
+  };
+  struct Count {
+    std::vector<std::shared_ptr<const List>> lists;
+    std::size_t count = 0;
+    std::string some;
+  };
+  struct Name {
+    std::shared_ptr<const List> users;
+    std::string hash;  ///< hash16 of the users' engine names, sorted
+  };
+  std::vector<std::string> users;  ///< the engine names `counts` and `names` were written for
+  std::map<Key, Union> unions;
+  std::map<Key, Count> counts;
+  std::map<const void*, Name> names;
+};
+
+RenderCache::RenderCache() = default;
+RenderCache::~RenderCache() = default;
+
 namespace {
 
 constexpr std::size_t kRolesPerUser = 64;
@@ -244,7 +272,22 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
 
 class Renderer {
  public:
-  Renderer(const PolicySet& ps, Plan& plan) : ps_(ps), plan_(plan), d_(plan.dialect) {}
+  Renderer(const PolicySet& ps, Plan& plan, RenderCache* cache)
+      : ps_(ps), plan_(plan), d_(plan.dialect), cache_(cache) {
+    if (!cache_) return;
+    next_.users.reserve(ps.users.size());
+    for (const auto& u : ps.users) next_.users.push_back(u.engine_name);
+    previous_ = std::move(cache_->state);
+    same_names_ = previous_ && previous_->users == next_.users;
+  }
+
+  // The cache keeps only what this render used, so it does not grow with every change.
+  ~Renderer() {
+    if (cache_) cache_->state = std::make_unique<RenderCache::State>(std::move(next_));
+  }
+
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
 
   void run() {
     rank_users();
@@ -266,6 +309,8 @@ class Renderer {
 
  private:
   using List = std::vector<std::size_t>;
+  using ListPtr = std::shared_ptr<const List>;
+  using Lists = std::vector<ListPtr>;
   using Rank = std::uint32_t;
 
   // Users are compared by engine name through their rank: equal names share a rank and ranks
@@ -304,25 +349,83 @@ class Renderer {
   std::vector<std::string> names(const List& users) const { return names_of(ranks(users)); }
 
   // A set of users (PolicySet indices, sorted), interned: the same set is one id.
-  std::size_t intern(List users) {
-    auto [it, inserted] = set_ids_.try_emplace(std::move(users), sets_.size());
-    if (inserted) sets_.push_back(&it->first);
+  std::size_t intern(ListPtr users) {
+    if (auto known = ids_by_address_.find(users.get()); known != ids_by_address_.end()) return known->second;
+    const List* address = users.get();
+    auto [it, inserted] = set_ids_.try_emplace(address, sets_.size());
+    if (inserted) {  // kept alive by sets_, so the address stays this list's for the whole render
+      sets_.push_back(std::move(users));
+      ids_by_address_.emplace(address, it->second);
+    }
     return it->second;
   }
 
-  // The union of some classes' user lists, computed once per distinct combination of lists.
-  std::size_t union_of(std::vector<const List*> lists) {
-    std::sort(lists.begin(), lists.end());
+  // Some lists by address without repeats, and the addresses: the key of a combination.
+  static RenderCache::State::Key combination(Lists& lists) {
+    std::sort(lists.begin(), lists.end(), [](const ListPtr& a, const ListPtr& b) { return a.get() < b.get(); });
     lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
-    auto it = combo_ids_.find(lists);
+    RenderCache::State::Key key;
+    key.reserve(lists.size());
+    for (const auto& l : lists) key.push_back(l.get());
+    return key;
+  }
+
+  // The union of some classes' user lists, computed once per distinct combination of lists (or
+  // taken from the last render, which computed it for the same lists).
+  std::size_t union_of(Lists lists) {
+    auto key = combination(lists);
+    auto it = combo_ids_.find(key);
     if (it != combo_ids_.end()) return it->second;
-    List all;
-    for (const auto* l : lists) all.insert(all.end(), l->begin(), l->end());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
+    ListPtr all;
+    if (previous_) {
+      if (auto p = previous_->unions.find(key); p != previous_->unions.end()) all = p->second.users;
+    }
+    if (!all) all = std::make_shared<const List>(merge(lists));
     const std::size_t id = intern(std::move(all));
-    combo_ids_.emplace(std::move(lists), id);
+    // The interned list: equal unions of other combinations are then one address in the next render too.
+    if (cache_) next_.unions.try_emplace(key, RenderCache::State::Union{std::move(lists), sets_[id]});
+    combo_ids_.emplace(std::move(key), id);
     return id;
+  }
+
+  // The users of some lists, sorted, without repeats: by marking users when the lists are long
+  // against the number of users, else by sorting.
+  List merge(const Lists& lists) {
+    std::size_t total = 0;
+    for (const auto& l : lists) total += l->size();
+    List users;
+    if (total * 8 >= ps_.users.size()) {
+      marks_.assign(ps_.users.size(), 0);
+      for (const auto& l : lists) {
+        for (auto u : *l) marks_[u] = 1;
+      }
+      users.reserve(std::min(total, ps_.users.size()));
+      for (std::size_t u = 0; u < marks_.size(); ++u) {
+        if (marks_[u]) users.push_back(u);
+      }
+      return users;
+    }
+    users.reserve(total);
+    for (const auto& l : lists) users.insert(users.end(), l->begin(), l->end());
+    std::sort(users.begin(), users.end());
+    users.erase(std::unique(users.begin(), users.end()), users.end());
+    return users;
+  }
+
+  // hash16 of the engine names of a set of users (sorted), or as the last render wrote it for the same
+  // list under the same names.
+  std::string names_hash(const ListPtr& users) {
+    std::string hash;
+    bool found = false;
+    if (previous_ && same_names_) {
+      if (auto p = previous_->names.find(users.get()); p != previous_->names.end()) {
+        hash = p->second.hash;
+        found = true;
+      }
+    }
+    if (!found) hash = hash16(names(*users));
+    if (cache_) next_.names.try_emplace(users.get(), RenderCache::State::Name{users, hash});
+    return hash;
   }
 
   // "N user(s) (a, b and N more)" parts for the users of some lists, by distinct engine name:
@@ -331,17 +434,22 @@ class Renderer {
     std::size_t count = 0;
     std::string some;  // join_some of the sorted distinct names
   };
-  const UserCount& user_count(std::vector<const List*> lists) {
-    std::sort(lists.begin(), lists.end());
-    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
-    auto it = counts_.find(lists);
+  const UserCount& user_count(Lists lists) {
+    auto key = combination(lists);
+    auto it = counts_.find(key);
     if (it != counts_.end()) return it->second;
+    if (previous_ && same_names_) {
+      if (auto p = previous_->counts.find(key); p != previous_->counts.end()) {
+        UserCount c{p->second.count, p->second.some};
+        return remember_count(std::move(key), std::move(lists), std::move(c));
+      }
+    }
     if (++epoch_ == 0) {  // wrapped: clear the marks
       std::fill(seen_.begin(), seen_.end(), 0);
       epoch_ = 1;
     }
     std::vector<Rank> distinct;
-    for (const auto* l : lists) {
+    for (const auto& l : lists) {
       for (auto u : *l) {
         const Rank r = rank_[u];
         if (seen_[r] != epoch_) {
@@ -359,7 +467,12 @@ class Renderer {
     std::vector<std::string> words = names_of(distinct);
     if (c.count > kNamed) words.push_back(std::to_string(c.count - kNamed) + " more");
     c.some = join_words(words);
-    return counts_.emplace(std::move(lists), std::move(c)).first->second;
+    return remember_count(std::move(key), std::move(lists), std::move(c));
+  }
+
+  const UserCount& remember_count(RenderCache::State::Key key, Lists lists, UserCount c) {
+    if (cache_) next_.counts.try_emplace(key, RenderCache::State::Count{std::move(lists), c.count, c.some});
+    return counts_.emplace(std::move(key), std::move(c)).first->second;
   }
 
   // Policy cases while they are built: users as ranks.
@@ -391,8 +504,8 @@ class Renderer {
 
   void object(const ObjectPolicy& op, const Securable& obj) {
     const Capabilities& caps = plan_.capabilities;
-    std::map<std::string, std::vector<const List*>> holders;  // privilege -> class lists
-    std::vector<const AccessClass*> readers;                  // classes keeping SELECT
+    std::map<std::string, Lists> holders;     // privilege -> class lists
+    std::vector<const AccessClass*> readers;  // classes keeping SELECT
     auto& holdings = plan_.access[obj];
     holdings.reserve(op.classes.size());
     for (const auto& cls : op.classes) {
@@ -409,17 +522,17 @@ class Renderer {
         if (c.gates) {
           auto& g = coarsened_[obj];
           g.columns.insert(c.columns.begin(), c.columns.end());
-          g.lists.push_back(cls.users.get());
+          g.lists.push_back(cls.users);
         }
         if (c.policies) {
           auto& g = policy_coarsened_[obj];
           g.columns.insert(c.columns.begin(), c.columns.end());
-          g.lists.push_back(cls.users.get());
+          g.lists.push_back(cls.users);
           if (!cls.access.row_filter.empty()) g.filter = true;
         }
       }
       std::set<std::string> privs = engine_privileges(p, obj.kind);
-      for (const auto& pr : privs) holders[pr].push_back(cls.users.get());
+      for (const auto& pr : privs) holders[pr].push_back(cls.users);
       if (p.has(Privilege::Select)) readers.push_back(&cls);
       holdings.push_back({cls.users, std::move(privs), std::move(withheld)});
     }
@@ -552,7 +665,7 @@ class Renderer {
             if (privs.has(Privilege::Ownership) && !restricted.count(u)) users.push_back(u);
           }
           std::sort(users.begin(), users.end());
-          if (!users.empty()) it->second = intern(std::move(users));
+          if (!users.empty()) it->second = intern(std::make_shared<const List>(std::move(users)));
         }
         if (!it->second) continue;
         const Securable on{Securable::Kind::Database, catalog, db, ""};
@@ -564,7 +677,7 @@ class Renderer {
   // Tables of an external catalog are reachable only with USAGE on the catalog.
   void catalog_usage() {
     if (d_ != Dialect::StarRocks) return;
-    std::map<std::string, std::vector<const List*>> sets;
+    std::map<std::string, Lists> sets;
     for (const auto& [key, id] : items_) {
       if (key.first.catalog != kInternalCatalog) sets[key.first.catalog].push_back(sets_[id]);
     }
@@ -587,7 +700,7 @@ class Renderer {
     std::vector<std::string> holder_names;
     holder_names.reserve(by_holders.size());
     for (auto& [id, grants] : by_holders) {
-      holder_names.push_back(plan_.prefix + "r" + hash16(names(*sets_[id])));
+      holder_names.push_back(plan_.prefix + "r" + names_hash(sets_[id]));
       plan_.desired.roles[holder_names.back()].grants = std::move(grants);
     }
     std::vector<std::uint32_t> by_name(holder_names.size());
@@ -600,21 +713,19 @@ class Renderer {
       if (ranked.empty() || *ranked.back() != holder_names[h]) ranked.push_back(&holder_names[h]);
       holder_rank[h] = static_cast<std::uint32_t>(ranked.size() - 1);
     }
-    std::vector<std::vector<std::uint32_t>> user_holders(ps_.users.size());
-    {
-      std::size_t h = 0;
-      for (const auto& [id, grants] : by_holders) {
-        for (auto u : *sets_[id]) user_holders[u].push_back(holder_rank[h]);
-        ++h;
-      }
-    }
+    // Holder roles in rank order, so that each user's ranks come sorted.
+    std::vector<std::size_t> holder_ids;
+    holder_ids.reserve(by_holders.size());
+    for (const auto& [id, grants] : by_holders) holder_ids.push_back(id);
     by_holders.clear();
+    std::vector<std::vector<std::uint32_t>> user_holders(ps_.users.size());
+    for (auto h : by_name) {
+      for (auto u : *sets_[holder_ids[h]]) user_holders[u].push_back(holder_rank[h]);
+    }
     std::map<std::vector<std::uint32_t>, List> atoms;  // holder role name ranks, sorted -> users
     for (std::size_t u = 0; u < user_holders.size(); ++u) {
       auto& held = user_holders[u];
-      if (held.empty()) continue;
-      std::sort(held.begin(), held.end());
-      atoms[std::move(held)].push_back(u);
+      if (!held.empty()) atoms[std::move(held)].push_back(u);
     }
     user_holders.clear();
     std::vector<Rank> crowded;
@@ -627,7 +738,7 @@ class Renderer {
       }
       auto& atom = plan_.desired.roles[plan_.prefix + "a" + hash16(members)];
       atom.members.insert(members.begin(), members.end());
-      for (auto h : held) atom.roles.insert(*ranked[h]);
+      for (auto h : held) atom.roles.insert(atom.roles.end(), *ranked[h]);  // ranks are sorted
       // StarRocks counts a user's roles with every role they inherit (getAllPredecessors).
       const std::size_t total = held.size() + 1;
       most = std::max(most, total);
@@ -702,24 +813,33 @@ class Renderer {
   // Objects whose classes lose SELECT: the columns concerned and the classes' user lists.
   struct Coarsened {
     std::set<std::string> columns;
-    std::vector<const List*> lists;
+    Lists lists;
     bool filter = false;  // a row filter is among the causes
   };
 
   const PolicySet& ps_;
   Plan& plan_;
   Dialect d_;
-  std::vector<std::size_t> by_name_;        // user indices sorted by engine name
-  std::vector<Rank> rank_;                  // user index -> rank of its engine name
-  std::vector<const std::string*> ranked_;  // distinct engine names by rank
-  std::vector<std::uint32_t> seen_;         // per rank: the epoch that last counted it (user_count)
+  RenderCache* cache_;
+  std::unique_ptr<RenderCache::State> previous_;  // the last render's entries
+  RenderCache::State next_;                       // what this render used, for the next one
+  bool same_names_ = false;                       // previous_ was written for the same engine names
+  std::vector<std::size_t> by_name_;              // user indices sorted by engine name
+  std::vector<Rank> rank_;                        // user index -> rank of its engine name
+  std::vector<const std::string*> ranked_;        // distinct engine names by rank
+  std::vector<std::uint32_t> seen_;               // per rank: the epoch that last counted it (user_count)
   std::uint32_t epoch_ = 0;
   TypeCache types_;
   std::map<std::pair<Securable, std::string>, std::size_t> items_;  // (securable, privilege) -> user set id
-  std::map<List, std::size_t> set_ids_;
-  std::vector<const List*> sets_;
-  std::map<std::vector<const List*>, std::size_t> combo_ids_;
-  std::map<std::vector<const List*>, UserCount> counts_;
+  struct ByUsers {
+    bool operator()(const List* a, const List* b) const { return *a < *b; }
+  };
+  std::map<const List*, std::size_t, ByUsers> set_ids_;  // into sets_
+  std::vector<ListPtr> sets_;
+  std::unordered_map<const List*, std::size_t> ids_by_address_;  // sets_ ids of lists already interned
+  std::vector<char> marks_;                                      // per user, for merge()
+  std::map<RenderCache::State::Key, std::size_t> combo_ids_;
+  std::map<RenderCache::State::Key, UserCount> counts_;
   std::map<Securable, Coarsened> coarsened_;         // gated columns
   std::map<Securable, Coarsened> policy_coarsened_;  // access-policy masks, denied columns, row filters
   std::map<Securable, std::set<std::string>> unmaskable_;
@@ -734,7 +854,7 @@ std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const Access
   return CoarsenedRead{std::move(c.reason), std::move(c.columns)};
 }
 
-PlanRender render_plan(const PolicySet& ps, const PlanOptions& options) {
+PlanRender render_plan(const PolicySet& ps, const PlanOptions& options, RenderCache* cache) {
   PlanRender out;
   check_names(ps, options.dialect, out.errors);
   if (!out.errors.empty()) return out;
@@ -745,7 +865,7 @@ PlanRender render_plan(const PolicySet& ps, const PlanOptions& options) {
   if (plan.dialect == Dialect::MySQL) plan.capabilities = {};
   plan.prefix = owner_prefix(ps.profile);
   try {
-    Renderer(ps, plan).run();
+    Renderer(ps, plan, cache).run();
   } catch (const std::invalid_argument& e) {
     out.errors.push_back(e.what());
     return out;

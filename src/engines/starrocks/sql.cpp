@@ -82,14 +82,34 @@ std::string alter_object(const Securable& object) {
 
 }  // namespace
 
-std::string ident(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '\0') throw std::invalid_argument("a name contains a NUL byte, which no engine can quote");
-    if (c == '`') out += '`';
-    out += c;
+namespace {
+
+// ident(name) appended to out, copying runs without a backtick whole.
+void append_ident(std::string& out, std::string_view name) {
+  if (name.find('\0') != std::string_view::npos) {
+    throw std::invalid_argument("a name contains a NUL byte, which no engine can quote");
   }
-  return out + "`";
+  out += '`';
+  for (std::size_t at = 0;;) {
+    const std::size_t tick = name.find('`', at);
+    if (tick == std::string_view::npos) {
+      out.append(name, at);
+      break;
+    }
+    out.append(name, at, tick + 1 - at);
+    out += '`';
+    at = tick + 1;
+  }
+  out += '`';
+}
+
+}  // namespace
+
+std::string ident(std::string_view name) {
+  std::string out;
+  out.reserve(name.size() + 2);
+  append_ident(out, name);
+  return out;
 }
 
 namespace {
@@ -168,7 +188,14 @@ std::string revoke_role(Dialect d, std::string_view role, std::string_view user)
 }
 
 std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role) {
-  return "GRANT " + ident(role) + " TO " + grantee_role(d, to_role);
+  // The most frequent statement of a plan (every atom role inherits its holder roles): built in place.
+  std::string out;
+  out.reserve(role.size() + to_role.size() + 20);
+  out += "GRANT ";
+  append_ident(out, role);
+  out += d == Dialect::StarRocks ? " TO ROLE " : " TO ";
+  append_ident(out, to_role);
+  return out;
 }
 
 std::string revoke_role_from_role(Dialect d, std::string_view role, std::string_view from_role) {

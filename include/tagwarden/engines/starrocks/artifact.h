@@ -12,6 +12,8 @@
 
 namespace tw::starrocks {
 
+class RenderCache;
+
 struct ArtifactText {
   std::string text;               ///< the SQL script, translation findings as comments at the top
   std::size_t statements = 0;     ///< statements, SET CATALOG not counted
@@ -21,6 +23,8 @@ struct ArtifactText {
 
 /// Pure; the same PolicySet gives the same bytes. `masking` is the profile's key: "on" assumes a
 /// server with masking and row access policies; "auto" (no server to probe) and "off" assume none.
-ArtifactText render_artifact(const PolicySet& ps, std::string_view masking = "auto");
+/// `cache` (see RenderCache in plan.h) carries what the last render of the same profile computed;
+/// same bytes either way.
+ArtifactText render_artifact(const PolicySet& ps, std::string_view masking = "auto", RenderCache* cache = nullptr);
 
 }  // namespace tw::starrocks

@@ -141,8 +141,23 @@ struct PlanRender {
   std::vector<std::string> errors;
 };
 
+/// What rendering one profile's plan leaves for the next render of the same profile: per
+/// combination of user lists, their union (and the holder role name and user count written for
+/// it), keyed by the lists themselves, which it holds so their addresses cannot be reused. The
+/// compile memo hands untouched objects their previous lists, so after a small change most of
+/// this is taken as it was. Names are taken only when the engine user names are the same.
+/// Only a speed-up: the plan is the same with or without it (tests/unit/test_incremental.cpp).
+/// Keeps only what the last render used. One render at a time per cache.
+class RenderCache {
+ public:
+  RenderCache();
+  ~RenderCache();
+  struct State;
+  std::unique_ptr<State> state;
+};
+
 /// Translates; decides nothing. Pure: the same PolicySet and options give the same Plan.
-PlanRender render_plan(const PolicySet& ps, const PlanOptions& options = {});
+PlanRender render_plan(const PolicySet& ps, const PlanOptions& options = {}, RenderCache* cache = nullptr);
 
 /// Why a class of readers loses SELECT on the whole object on a server with `caps` (coarsened: its
 /// gated, denied or masked columns cannot be masked there, or its row filter cannot be enforced),
