@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "digest.h"
+#include "memo_keys.h"
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
 
@@ -224,7 +224,9 @@ class ProfileCompiler {
   void decide_objects(PolicySet& ps, ProfileCompile& out) {
     memo_ = std::make_shared<CompileMemo>();
     auto& memo = memo_;
-    memo->context = context_digest(ps);
+    MemoKeys keys(m_, p_, grants_, policy_key_, policy_key_text_);
+    memo->context = keys.context(ps, catalog_names_);
+    memo->grants = keys.grants();
     std::unordered_map<std::string_view, std::size_t> before;
     if (previous_ && previous_->context == memo->context) {
       for (std::size_t i = 0; i < previous_->object_digests.size(); ++i)
@@ -232,7 +234,10 @@ class ProfileCompiler {
     }
     memo->object_digests.reserve(ps.objects.size());
     for (auto& op : ps.objects) {
-      memo->object_digests.push_back(object_digest(op));
+      const std::vector<std::size_t> covering = covering_grants(op.engine_name);
+      const std::vector<std::size_t> gated = gated_tags(op);
+      const bool reached = !s_.policies.empty() && !s_.users.empty() && !judge_policies(m_, op, 0).empty();
+      memo->object_digests.push_back(keys.object(op, covering, gated, reached));
       std::vector<std::pair<std::string, std::vector<std::string>>> unsatisfiable;
       if (auto it = before.find(memo->object_digests.back()); it != before.end()) {
         op.classes = previous_->classes[it->second];
@@ -240,7 +245,7 @@ class ProfileCompiler {
         ++out.reused_objects;
       } else {
         object_unsatisfiable_.clear();
-        decide_object(op);
+        decide_object(op, covering, gated);
         for (auto& [policy, users] : object_unsatisfiable_) {
           unsatisfiable.emplace_back(policy, std::vector<std::string>(users.begin(), users.end()));
         }
@@ -250,73 +255,6 @@ class ProfileCompiler {
       memo->unsatisfiable.push_back(std::move(unsatisfiable));
     }
     out.memo = memo;  // completed by build_unlisted
-  }
-
-  // Everything an object's decision reads besides the object itself.
-  std::string context_digest(const PolicySet& ps) const {
-    Digest d;
-    d.add(std::string_view(to_string(p_.engine))).add(std::uint64_t{p_.withhold_writes});
-    d.add(ps.users.size());
-    for (const auto& u : ps.users) d.add(u.engine_name);
-    for (const auto& [platform, engine] : catalog_names_) d.add(platform).add(engine);
-    d.add(grants_.size());
-    for (const auto& g : grants_) {
-      d.add(g.pattern.catalog).add(g.pattern.schema).add(g.pattern.table).add(std::uint64_t{g.privileges.bits()});
-      d.add(g.holders.size());
-      for (std::size_t u : g.holders) d.add(u);
-    }
-    d.add(s_.classifications.size());
-    for (std::size_t t = 0; t < s_.classifications.size(); ++t) {
-      const auto& c = s_.classifications[t];
-      d.add(c.name).add(std::uint64_t{m_.engine_gated[t]}).add(static_cast<std::uint64_t>(c.level.value_or(-1)));
-    }
-    std::string bits(m_.cleared.empty() ? 0 : m_.cleared.size() * s_.classifications.size(), '0');
-    for (std::size_t u = 0; u < m_.cleared.size(); ++u) {
-      for (std::size_t t = 0; t < s_.classifications.size(); ++t) {
-        if (m_.cleared[u][t]) bits[u * s_.classifications.size() + t] = '1';
-      }
-    }
-    d.add(bits);
-    d.add(s_.policies.size());
-    for (const auto& p : s_.policies) {
-      d.add(p.name).add(std::uint64_t{p.enabled}).add(static_cast<std::uint64_t>(p.type));
-      d.add(static_cast<std::uint64_t>(p.mask)).add(static_cast<std::uint64_t>(p.visible_chars));
-      d.add(static_cast<std::uint64_t>(p.scope.kind)).add(p.scope.name).add(static_cast<std::uint64_t>(p.scope.level));
-      for (const auto* set : {&p.applies_to, &p.exempt}) {
-        d.add(set->roles.size());
-        for (const auto& r : set->roles) d.add(r);
-        d.add(set->users.size());
-        for (const auto& u : set->users) d.add(u);
-      }
-      d.add(p.condition.dump());
-    }
-    // The keys' content, not only how they partition users: a changed attribute value changes filters.
-    d.add(policy_key_.size());
-    for (std::size_t k : policy_key_) d.add(k);
-    for (const auto& text : policy_key_text_) d.add(text);
-    return d.finish();
-  }
-
-  // Everything an object's decision reads of the object: its ObjectPolicy
-  // inputs, its snapshot entry and the tags it inherits.
-  std::string object_digest(const ObjectPolicy& op) const {
-    const Object& o = s_.objects[op.object];
-    Digest d;
-    d.add(o.name.catalog).add(o.name.schema).add(o.name.table).add(static_cast<std::uint64_t>(o.kind));
-    d.add(o.owner.value_or("\\n")).add(o.domain.value_or("\\n"));
-    d.add(o.view_security ? static_cast<std::uint64_t>(*o.view_security) : 99);
-    d.add(o.depends_on.size());
-    for (const auto& x : o.depends_on) d.add(x);
-    d.add(o.tags.size());
-    for (const auto& x : o.tags) d.add(x);
-    d.add(m_.object_tags[op.object].size());
-    for (const auto& x : m_.object_tags[op.object]) d.add(x);
-    d.add(o.columns.size());
-    for (const auto& c : o.columns) {
-      d.add(c.name).add(c.type).add(c.tags.size());
-      for (const auto& x : c.tags) d.add(x);
-    }
-    return d.finish();
   }
 
   // Users grouped by the privileges the grants covering one object give them.
@@ -410,8 +348,8 @@ class ProfileCompiler {
     return it->second;
   }
 
-  void decide_object(ObjectPolicy& op) {
-    const Partition& partition = grant_partition(covering_grants(op.engine_name));
+  // The engine-gated tags on an object or its columns, as sorted classification indices.
+  std::vector<std::size_t> gated_tags(const ObjectPolicy& op) const {
     std::vector<std::size_t> tags;
     for (const auto& t : op.object_gates) tags.push_back(m_.tag_index.at(t));
     for (const auto& [col, col_tags] : op.column_gates) {
@@ -419,6 +357,11 @@ class ProfileCompiler {
     }
     std::sort(tags.begin(), tags.end());
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    return tags;
+  }
+
+  void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags) {
+    const Partition& partition = grant_partition(covering);
     for (const auto& group : clearance_partition(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
         const auto pos = std::lower_bound(tags.begin(), tags.end(), m_.tag_index.at(t)) - tags.begin();
@@ -571,7 +514,8 @@ class ProfileCompiler {
   }
 
   void build_unlisted(PolicySet& ps) {
-    if (previous_ && previous_->context == memo_->context && previous_->create_restricted == ps.create_restricted) {
+    if (previous_ && previous_->context == memo_->context && previous_->grants == memo_->grants &&
+        previous_->create_restricted == ps.create_restricted) {
       ps.unlisted = previous_->unlisted;
     } else {
       compute_unlisted(ps);
@@ -695,12 +639,6 @@ class ProfileCompiler {
       }
     }
   }
-
-  struct EngineGrant {
-    QualifiedName pattern;
-    std::vector<std::size_t> holders;
-    PrivilegeSet privileges;
-  };
 
   const Model& m_;
   const Profile& p_;

@@ -1,10 +1,10 @@
 #pragma once
 // What one profile's successful compile leaves for the next, so that a change
 // recompiles only the objects it touches. An object's decision is reused only
-// when its own digest and the digest of everything else it depends on (users,
-// memberships, clearances, grants, policies, the profile) are both unchanged,
-// so a memo can never change a result: incremental and full compiles give the
-// same PolicySet, findings and artifact bytes (tests/unit/test_incremental.cpp).
+// when the shared context and the object's own digest (the object, the grants
+// covering it, who is cleared for its gated tags, policies reaching it) are both
+// unchanged, so a memo can never change a result: incremental and full compiles
+// give the same PolicySet, findings and artifact bytes (tests/unit/test_incremental.cpp).
 
 #include <memory>
 #include <string>
@@ -16,8 +16,11 @@
 namespace tw {
 
 struct CompileMemo {
-  std::string context;                            ///< SHA-256 of every input but the objects themselves
-  std::vector<std::string> object_digests;        ///< SHA-256 of each listed object's inputs
+  std::string context;  ///< SHA-256 of what every object's decision reads (engine, users, catalogs, classifications)
+  std::string grants;   ///< SHA-256 of every grant, with its holders
+  /// SHA-256 of each listed object's inputs: the object, the grants covering it, who is cleared
+  /// for its gated tags, and access policies when one reaches it.
+  std::vector<std::string> object_digests;
   std::vector<std::vector<AccessClass>> classes;  ///< parallel: the object's decided classes
   /// Parallel too: row filters that mean no rows on the object, with the users they mean it for.
   std::vector<std::vector<std::pair<std::string, std::vector<std::string>>>> unsatisfiable;

@@ -173,7 +173,8 @@ void key_part(std::string& key, std::string_view part) {
 // text as they are made instead of being collected first.
 class DocumentWriter {
  public:
-  explicit DocumentWriter(const json& doc) {
+  explicit DocumentWriter(const json& doc, std::size_t expected_bytes = 0) {
+    out_.reserve(expected_bytes);  // growing a large document by doubling copied it about twice over
     out_ = "{\n";
     bool first_section = true;
     for (const auto& [section, rules] : doc.items()) {
@@ -378,7 +379,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     catalogs.push_back({{"user", next.known_users}, {"catalog", "^system$"}, {"allow", "read-only"}});
   }
   catalogs.push_back({{"allow", "none"}});
-  DocumentWriter tables(fixed_sections(std::move(catalogs)));
+  DocumentWriter tables(fixed_sections(std::move(catalogs)), previous ? previous->document_bytes + 4096 : 0);
   for (const auto& block : blocks) {
     // Keyed by the literals' addresses: the entry holds them, so no other literal can take one.
     std::string key;
@@ -431,6 +432,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   if (keep) {
     next.users = std::move(users);
     next.unlisted = ps.unlisted;
+    next.document_bytes = doc.text.size();
     cache->state = std::make_unique<State>(std::move(next));
   }
   return doc;

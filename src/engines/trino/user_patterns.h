@@ -78,6 +78,7 @@ struct RenderCache::State {
   std::unordered_map<std::string, Text> blocks;  ///< by catalog, schema, tables and rules
   std::map<QualifiedName, UnlistedText> unlisted_texts;
   std::string known_users;  ///< the alternation of every user
+  std::size_t document_bytes = 0;
 };
 
 /// User alternations of one render. With a previous state (written for the same users),

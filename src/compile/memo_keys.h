@@ -1,0 +1,56 @@
+#pragma once
+// The compile memo's keys. An object's decision reads the object, a small context
+// every object shares (engine, users, catalogs, classifications), the grants that
+// cover it, who is cleared for each of its gated tags, and access policies when
+// one reaches it. Each part is hashed once per compile and an object's key names
+// only the parts it reads, so a membership change re-decides only the objects
+// whose grants or gates it moves.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tagwarden/compile/model.h"
+#include "tagwarden/compile/policy_set.h"
+#include "tagwarden/config/profile.h"
+
+namespace tw {
+
+/// A grant in engine names, with its holders as user indices.
+struct EngineGrant {
+  QualifiedName pattern;
+  std::vector<std::size_t> holders;
+  PrivilegeSet privileges;
+};
+
+class MemoKeys {
+ public:
+  MemoKeys(const Model& model, const Profile& profile, const std::vector<EngineGrant>& grants,
+           const std::vector<std::size_t>& policy_key, const std::vector<std::string>& policy_key_text);
+
+  /// What every object's decision reads.
+  std::string context(const PolicySet& ps, const std::map<std::string, std::string>& catalog_names) const;
+  /// Every grant: the rules for unlisted names read these.
+  std::string grants() const;
+  /// One object's key: `covering` are its grants, `gated` its gated tags (indices, sorted),
+  /// `reached` whether an access policy's scope reaches it.
+  std::string object(const ObjectPolicy& op, const std::vector<std::size_t>& covering,
+                     const std::vector<std::size_t>& gated, bool reached);
+
+ private:
+  const std::string& grant(std::size_t g);
+  const std::string& clearance(std::size_t tag);
+  const std::string& policies();
+
+  const Model& m_;
+  const Profile& p_;
+  const std::vector<EngineGrant>& grants_;
+  const std::vector<std::size_t>& policy_key_;
+  const std::vector<std::string>& policy_key_text_;
+  std::vector<std::optional<std::string>> grant_keys_;
+  std::vector<std::optional<std::string>> clearance_keys_;
+  std::optional<std::string> policies_key_;
+};
+
+}  // namespace tw
