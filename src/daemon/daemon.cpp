@@ -260,58 +260,19 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       previous[i].artifact = &previous[i].served->artifact;
     }
   }
-  std::vector<std::optional<ProfileBuild>> builds(profiles.size());
-  std::vector<double> build_ms(profiles.size(), 0);
+  // Each profile is published as soon as it is built: a profile that changed little is
+  // served while a larger one is still rendering. Profiles are independent; the outcome
+  // lists them in config order.
+  std::vector<nlohmann::json> entries(profiles.size());
   run_parallel(profiles.size(), default_workers(profiles.size()), [&](std::size_t i) {
     const auto b0 = std::chrono::steady_clock::now();
     const Previous& prev = previous[i];
-    builds[i].emplace(build_profile(
-        *model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact, prev.render_cache.get()}));
-    build_ms[i] = elapsed_ms(b0);
+    ProfileBuild build = build_profile(
+        *model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact, prev.render_cache.get()});
+    entries[i] = finish_profile(profiles[i], std::move(build), elapsed_ms(b0), at);
   });
-  end_phase("build");
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    const Profile& profile = profiles[i];
-    const auto p0 = std::chrono::steady_clock::now();
-    ProfileBuild& build = *builds[i];
-    nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
-    entry["reused_objects"] = build.compile.reused_objects;
-    entry["reused_artifact"] = build.reused_artifact;
-    entry["build_ms"] = build_ms[i];
-    const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
-    if (build.artifact) publish(profile, std::move(*build.artifact), outcome, entry);
-    if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
-        entry.value("status", "") == "ok") {
-      apply_starrocks(profile, *build.compile.policy_set, entry);
-    }
-    std::lock_guard lock(mu_);
-    auto& st = profiles_[profile.name];
-    st.engine = to_string(profile.engine);
-    st.compiles++;
-    counters_["tagwarden_compiles_total{profile=\"" + profile.name + "\"}"]++;
-    st.last_duration_ms = build_ms[i] + elapsed_ms(p0);
-    st.findings = build.compile.findings;
-    st.findings.insert(st.findings.end(), st.apply_findings.begin(), st.apply_findings.end());
-    st.apply_findings.clear();
-    if (!build.compile.errors.empty() || entry.value("status", "") == "failed") {
-      for (const auto& e : build.compile.errors) entry["errors"].push_back(e);
-      entry["status"] = "failed";
-      st.failures++;
-      counters_["tagwarden_compile_failures_total{profile=\"" + profile.name + "\"}"]++;
-      st.last_error = entry["errors"].dump();
-      st.last_error_at = at;
-      log::error("profile_failed", {{"profile", profile.name}, {"errors", entry["errors"]}});
-    } else {
-      st.last_success_at = at;
-      st.last_error.clear();
-      st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
-      st.memo = build.compile.memo;
-      st.built_with = profile;
-      st.artifact_sha256 = artifact_sha256;
-    }
-    outcome.profiles.push_back(std::move(entry));
-  }
-  end_phase("publish");
+  for (auto& entry : entries) outcome.profiles.push_back(std::move(entry));
+  end_phase("build");  // and publish: each profile as soon as it is built
   {
     std::lock_guard lock(mu_);
     model_ = model;
@@ -321,6 +282,48 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   outcome.duration_ms = elapsed_ms(t0);
   log::info("reconciled", outcome.to_json());
   return outcome;
+}
+
+nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build, double build_ms,
+                                      const std::string& at) {
+  const auto p0 = std::chrono::steady_clock::now();
+  nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
+  entry["reused_objects"] = build.compile.reused_objects;
+  entry["reused_artifact"] = build.reused_artifact;
+  entry["build_ms"] = build_ms;
+  const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
+  if (build.artifact) publish(profile, std::move(*build.artifact), entry);
+  if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
+      entry.value("status", "") == "ok") {
+    apply_starrocks(profile, *build.compile.policy_set, entry);
+  }
+  entry["publish_ms"] = elapsed_ms(p0);
+  std::lock_guard lock(mu_);
+  auto& st = profiles_[profile.name];
+  st.engine = to_string(profile.engine);
+  st.compiles++;
+  counters_["tagwarden_compiles_total{profile=\"" + profile.name + "\"}"]++;
+  st.last_duration_ms = build_ms + elapsed_ms(p0);
+  st.findings = build.compile.findings;
+  st.findings.insert(st.findings.end(), st.apply_findings.begin(), st.apply_findings.end());
+  st.apply_findings.clear();
+  if (!build.compile.errors.empty() || entry.value("status", "") == "failed") {
+    for (const auto& e : build.compile.errors) entry["errors"].push_back(e);
+    entry["status"] = "failed";
+    st.failures++;
+    counters_["tagwarden_compile_failures_total{profile=\"" + profile.name + "\"}"]++;
+    st.last_error = entry["errors"].dump();
+    st.last_error_at = at;
+    log::error("profile_failed", {{"profile", profile.name}, {"errors", entry["errors"]}});
+  } else {
+    st.last_success_at = at;
+    st.last_error.clear();
+    st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+    st.memo = build.compile.memo;
+    st.built_with = profile;
+    st.artifact_sha256 = artifact_sha256;
+  }
+  return entry;
 }
 
 void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry) {
@@ -370,8 +373,7 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
   log::info("applied", {{"profile", profile.name}, {"statements", r.statements}, {"attempts", r.attempts}});
 }
 
-void Daemon::publish(const Profile& profile, Artifact artifact, ReconcileOutcome& outcome, nlohmann::json& entry) {
-  (void)outcome;
+void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry) {
   auto current = published_.load();
   auto it = current->find(profile.name);
   const bool same = it != current->end() && it->second->artifact.sha256 == artifact.sha256;
@@ -396,9 +398,13 @@ void Daemon::publish(const Profile& profile, Artifact artifact, ReconcileOutcome
     entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
     return;
   }
-  auto next = std::make_shared<PublishedMap>(*current);
-  (*next)[profile.name] = pa;
-  published_.store(std::move(next));
+  {
+    // Profiles publish from several threads; the map is swapped whole.
+    std::lock_guard lock(publish_mu_);
+    auto next = std::make_shared<PublishedMap>(*published_.load());
+    (*next)[profile.name] = pa;
+    published_.store(std::move(next));
+  }
   entry["status"] = "ok";
   entry["changed"] = !same;
   entry["version"] = pa->version;
@@ -604,6 +610,7 @@ bool Daemon::reload_config(std::string* error) {
   // Profiles removed from the config stop being served: a frozen artifact that is
   // never recompiled would keep expired roles in force.
   std::map<std::string, ProfileState> kept;
+  std::lock_guard publishing(publish_mu_);
   auto next = std::make_shared<PublishedMap>();
   auto current = published_.load();
   for (const auto& p : loaded.config->profiles) {

@@ -100,7 +100,9 @@ class Daemon {
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
-  void publish(const Profile& profile, Artifact artifact, ReconcileOutcome& outcome, nlohmann::json& entry);
+  /// Publishes one profile's build and records it in the profile's state; returns its outcome entry.
+  nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at);
+  void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;
@@ -122,6 +124,7 @@ class Daemon {
   std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;
+  std::mutex publish_mu_;  ///< serializes replacing published_ (read, copy, store)
 
   // The loop's own queue.
   std::mutex queue_mu_;

@@ -1,6 +1,6 @@
 #pragma once
-// Runs independent, pure jobs (one per profile) on a few threads. The results
-// do not depend on the number of threads: each job writes only its own slot.
+// Runs independent jobs (one per profile) on a few threads. The results do not
+// depend on the number of threads: each job writes only its own slot.
 
 #include <cstddef>
 #include <functional>
