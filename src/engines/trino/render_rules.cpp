@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -92,18 +93,6 @@ class BroadCoverage {
 constexpr std::size_t kOpenEndedMinBytes = 1024;
 
 std::string rule_line(const json& rule) { return rule.dump(-1, ' ', false, json::error_handler_t::strict); }
-
-// A rule and its user field, written last ("user" sorts after every other key, so the
-// line is the same as dumping the whole rule).
-std::string rule_line(const json& rule, const LiteralPtr& user) {
-  std::string line = rule_line(rule);
-  if (!user) return line;
-  line.pop_back();
-  line += line.size() > 1 ? ",\"user\":" : "\"user\":";
-  line += user->json;
-  line += '}';
-  return line;
-}
 
 json class_rule(const Access& access) {
   json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter);
@@ -204,6 +193,15 @@ class DocumentWriter {
     out_ += lines;
     rules_ += count;
   }
+  void table_rules(const std::vector<TextPiece>& pieces, std::size_t count) {
+    if (count == 0) return;
+    out_ += rules_ ? kSeparator : "\n  ";
+    for (const auto& piece : pieces) {
+      out_ += piece.text;
+      if (piece.literal) out_ += piece.literal->json;
+    }
+    rules_ += count;
+  }
   static constexpr std::string_view kSeparator = ",\n  ";
   std::size_t table_rules() const { return rules_; }
 
@@ -244,6 +242,8 @@ struct Lines {
   }
 };
 
+using State = RenderCache::State;
+
 // Objects of one schema with the same rules, named together.
 struct Block {
   const std::string* catalog;
@@ -252,8 +252,13 @@ struct Block {
   std::vector<std::string> tables;
 };
 
-Lines block_lines(const Block& block) {
-  Lines out;
+// A block's lines, written with its rules' user alternations by reference (at scale they are
+// most of the document, and the cache then holds each once).
+State::Text block_text(const Block& block, UserPatterns& patterns) {
+  State::Text out;
+  out.pieces.emplace_back();
+  auto text = [&](std::string_view t) { out.pieces.back().text += t; };
+  auto next_line = [&] { text(out.rules++ ? ",\n  " : ""); };
   const std::string table =
       block.tables.size() == 1 ? "^" + regex_literal(block.tables.front()) + "$" : exact_alternation(block.tables);
   const json names = {{"catalog", "^" + regex_literal(*block.catalog) + "$"},
@@ -262,12 +267,26 @@ Lines block_lines(const Block& block) {
   for (const auto& r : block.rules->rules) {
     json rule = r.rule;
     rule.update(names);
-    out.add(rule_line(rule, r.user));
+    next_line();
+    std::string line = rule_line(rule);
+    if (!r.user) {
+      text(line);
+      continue;
+    }
+    // The user field is written last: "user" sorts after every other key, so the line
+    // is the same as dumping the whole rule.
+    line.pop_back();
+    line += line.size() > 1 ? ",\"user\":" : "\"user\":";
+    text(line);
+    out.pieces.back().literal = patterns.canonical(r.user);
+    out.pieces.emplace_back();
+    text("}");
   }
   if (!block.rules->open_ended) {
     json deny = names;  // everyone else: nothing
     deny["privileges"] = json::array();
-    out.add(rule_line(deny));
+    next_line();
+    text(rule_line(deny));
   }
   return out;
 }
@@ -316,7 +335,6 @@ Lines unlisted_lines(const PolicySet& ps, const UnlistedRule& rule, std::size_t 
 // taken as it was: objects' rules, blocks' lines, alternations and rules for unlisted
 // names. Everything is keyed so that a match means the bytes would be the same.
 RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
-  using State = RenderCache::State;
   RulesDocument doc;
   std::vector<std::string> users;
   users.reserve(ps.users.size());
@@ -333,6 +351,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   std::unordered_map<std::string, std::size_t> block_of;  // catalog, schema and rules -> blocks index
   std::set<QualifiedName> own_rules;                      // listed objects with rules of their own
   std::multimap<QualifiedName, State::Object> spare;      // engine names are unique; should one repeat, it is kept here
+  std::deque<ObjectRules> block_rules;                    // without a cache: the rules each block is written from
   for (const auto& op : ps.objects) {
     std::optional<State::Object> reused;
     if (same_objects) {
@@ -351,10 +370,15 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
         for (const auto& cls : op.classes) reused->inputs.push_back({cls.users, cls.granted, cls.access});
       }
     }
-    const std::size_t before = next.objects.size();
-    auto slot = next.objects.try_emplace(next.objects.end(), op.engine_name, std::move(*reused));
-    if (next.objects.size() == before) slot = spare.emplace(op.engine_name, std::move(*reused));
-    const ObjectRules& rules = slot->second.rules;
+    // Kept for the next render; without a cache, only the rules of each block's first object.
+    const ObjectRules* kept = nullptr;
+    if (keep) {
+      const std::size_t before = next.objects.size();
+      auto slot = next.objects.try_emplace(next.objects.end(), op.engine_name, std::move(*reused));
+      if (next.objects.size() == before) slot = spare.emplace(op.engine_name, std::move(*reused));
+      kept = &slot->second.rules;
+    }
+    const ObjectRules& rules = kept ? *kept : reused->rules;
     if (rules.covered) continue;
     std::string key;
     key_part(key, op.engine_name.catalog);
@@ -365,7 +389,12 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       key_part(key, r.body);
     }
     auto [it, fresh] = block_of.try_emplace(std::move(key), blocks.size());
-    if (fresh) blocks.push_back({&op.engine_name.catalog, &op.engine_name.schema, &rules, {}});
+    if (fresh) {
+      blocks.push_back({&op.engine_name.catalog,
+                        &op.engine_name.schema,
+                        kept ? kept : &block_rules.emplace_back(std::move(reused->rules)),
+                        {}});
+    }
     blocks[it->second].tables.push_back(op.engine_name.table);
     own_rules.insert(op.engine_name);
   }
@@ -388,21 +417,16 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     key += block.rules->open_ended ? 'o' : 'c';
     key_part(key, std::to_string(block.tables.size()));
     for (const auto& t : block.tables) key_part(key, t);
-    std::vector<LiteralPtr> held;
     for (const auto& r : block.rules->rules) {
-      held.push_back(patterns.canonical(r.user));
-      key_part(key, std::to_string(reinterpret_cast<std::uintptr_t>(held.back().get())));
+      key_part(key, std::to_string(reinterpret_cast<std::uintptr_t>(patterns.canonical(r.user).get())));
       key_part(key, r.body);
     }
     State::Text text;
     if (previous) {
       if (auto node = previous->blocks.extract(key)) text = std::move(node.mapped());
     }
-    if (text.rules == 0) {
-      Lines lines = block_lines(block);
-      text = {std::move(held), std::move(lines.text), lines.count};
-    }
-    tables.table_rules(text.lines, text.rules);
+    if (text.rules == 0) text = block_text(block, patterns);
+    tables.table_rules(text.pieces, text.rules);
     doc.object_rules += text.rules;
     if (keep) next.blocks.emplace(std::move(key), std::move(text));
   }

@@ -52,13 +52,17 @@ std::size_t UserPatterns::id(const LiteralPtr& literal) {
   if (!literal) return kNobody;
   if (auto it = by_address_.find(literal.get()); it != by_address_.end()) return it->second;
   auto [it, fresh] = by_content_.try_emplace(literal.get(), literals_.size());
-  if (fresh) {
-    literals_.push_back(literal);
-  } else {
-    seen_.push_back(literal);  // its address stays its own while it names an id
-  }
+  if (fresh) literals_.push_back(literal);
   by_address_.emplace(literal.get(), it->second);
   return it->second;
+}
+
+LiteralPtr UserPatterns::adopt(LiteralPtr literal) {
+  auto [it, fresh] = by_content_.try_emplace(literal.get(), literals_.size());
+  if (!fresh) return literals_[it->second];  // the new copy dies here, unrecorded
+  literals_.push_back(literal);
+  by_address_.emplace(literal.get(), it->second);
+  return literal;
 }
 
 const LiteralPtr& UserPatterns::canonical(const LiteralPtr& literal) {
@@ -91,8 +95,12 @@ LiteralPtr UserPatterns::pattern(int kind, const std::vector<const AccessClass*>
       found = true;
     }
   }
-  if (!found) literal = make();
-  literal = canonical(literal);
+  if (!found) {
+    literal = make();
+    if (literal) literal = adopt(std::move(literal));
+  } else {
+    literal = canonical(literal);
+  }
   if (next_) {
     RenderCache::State::Alternation entry{{}, literal};
     for (const auto* cls : classes) entry.lists.push_back(cls->users);

@@ -23,6 +23,12 @@ struct Literal {
 };
 using LiteralPtr = std::shared_ptr<const Literal>;
 
+/// Text written as is, then a user alternation (none when literal is nullptr).
+struct TextPiece {
+  std::string text;
+  LiteralPtr literal;
+};
+
 /// One rule of a listed object, without its names or user field.
 struct PendingRule {
   nlohmann::json rule;
@@ -60,9 +66,9 @@ struct RenderCache::State {
     std::vector<ClassInput> inputs;
     ObjectRules rules;
   };
+  /// Rules, one per line, joined as the document joins them; they hold the literals their key names.
   struct Text {
-    std::vector<LiteralPtr> held;  ///< the literals its key names by address
-    std::string lines;             ///< rules, one per line, joined as the document joins them
+    std::vector<TextPiece> pieces;
     std::size_t rules = 0;
   };
   struct UnlistedText {
@@ -92,7 +98,9 @@ class UserPatterns {
   LiteralPtr of(const std::vector<const AccessClass*>& classes);
   /// Every known user outside the given classes; nullptr when there is none.
   LiteralPtr complement(const std::vector<const AccessClass*>& classes);
-  /// The same number for equal literals in this render; kNobody for nullptr.
+  /// The same number for equal literals in this render; kNobody for nullptr. The literal's
+  /// address is recorded, so it must live as long as this object (literals of the previous
+  /// state and of reused objects do); a literal made during the render goes through adopt().
   std::size_t id(const LiteralPtr& literal);
   /// The literal this render uses for every literal equal to this one.
   const LiteralPtr& canonical(const LiteralPtr& literal);
@@ -106,6 +114,8 @@ class UserPatterns {
  private:
   template <typename Make>
   LiteralPtr pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make);
+  /// A literal made by this render: the one already known with the same content, else this one.
+  LiteralPtr adopt(LiteralPtr literal);
   LiteralPtr compute_complement(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::string_view> sorted_names(std::vector<std::size_t> users) const;
@@ -123,7 +133,6 @@ class UserPatterns {
   std::vector<std::size_t> order_;  ///< the users in that order
   std::map<RenderCache::State::AlternationKey, LiteralPtr> made_;
   std::vector<LiteralPtr> literals_;  ///< by id
-  std::vector<LiteralPtr> seen_;      ///< every other literal looked up, held so its address is not reused
   std::unordered_map<const Literal*, std::size_t> by_address_;
   std::unordered_map<const Literal*, std::size_t, ByContent, ByContent> by_content_;
   std::map<const void*, std::size_t> bytes_;
