@@ -12,6 +12,10 @@
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/model/load.h"
 #include "tagwarden/publish/atomic_file.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "tagwarden/util/parallel.h"
 
 namespace tw {
@@ -281,6 +285,11 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   }
   outcome.duration_ms = elapsed_ms(t0);
   log::info("reconciled", outcome.to_json());
+#ifdef __GLIBC__
+  // A pass frees about as much as it allocated (the previous builds, caches and models);
+  // glibc keeps freed heap mapped unless asked, and at scale that is gigabytes held at rest.
+  ::malloc_trim(0);
+#endif
   return outcome;
 }
 
