@@ -10,6 +10,7 @@
 #include "memo_keys.h"
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
+#include "user_lists.h"
 
 namespace tw {
 
@@ -315,7 +316,7 @@ class ProfileCompiler {
     std::map<std::uint8_t, std::vector<std::size_t>> by_privileges;
     for (std::size_t u : touched) by_privileges[acc[u]].push_back(u);
     for (auto& [bits, users] : by_privileges) {
-      it->second.push_back({PrivilegeSet(bits), std::make_shared<const std::vector<std::size_t>>(std::move(users))});
+      it->second.push_back({PrivilegeSet(bits), lists_.get(std::move(users))});
     }
     return it->second;
   }
@@ -340,8 +341,7 @@ class ProfileCompiler {
         split.emplace(std::move(flags), std::move(users));
       }
       for (auto& [cleared, users] : split) {
-        auto shared =
-            split.size() == 1 ? group.users : std::make_shared<const std::vector<std::size_t>>(std::move(users));
+        auto shared = split.size() == 1 ? group.users : lists_.get(std::move(users));
         it->second.push_back({group.granted, cleared, std::move(shared)});
       }
     }
@@ -507,8 +507,7 @@ class ProfileCompiler {
     }
     for (auto& [outcome, members] : outcomes) {
       std::sort(members.begin(), members.end());
-      auto shared =
-          outcomes.size() == 1 ? cls.users : std::make_shared<const std::vector<std::size_t>>(std::move(members));
+      auto shared = outcomes.size() == 1 ? cls.users : lists_.get(std::move(members));
       op.classes.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
   }
@@ -651,6 +650,7 @@ class ProfileCompiler {
   std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
   std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
   std::vector<std::uint8_t> scratch_privileges_;
+  UserLists lists_;                           // every access class's user list, once per content
   std::vector<std::size_t> policy_key_;       // per user: id of what access policies can see of them
   std::vector<std::string> policy_key_text_;  // per id: the key itself
   std::vector<bool> restricted_;
