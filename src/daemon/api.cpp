@@ -74,19 +74,19 @@ http::Handler Api::handler(bool rules_only) {
 http::Response Api::rules(const http::Exchange& ex, const std::string& profile) {
   if (!daemon_.has_profile(profile)) return error_response(404, "unknown profile \"" + profile + "\"");
   auto published = daemon_.published(profile);
-  std::string bytes, etag;
-  bool ready = true;
-  if (published) {
-    bytes = published->artifact.bytes;
-    etag = "\"" + published->artifact.sha256 + "\"";
+  const bool ready = published != nullptr;
+  const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
+  // The body is copied only when it is sent: a conditional GET that matches costs nothing
+  // (at L a rules document is 1 GB, and a poll that copied it every time took a core).
+  http::Response res;
+  if (ex.request[http::bhttp::field::if_none_match] == etag) {
+    res = http::make_response(304, "");
+  } else if (ready) {
+    res = http::make_response(200, published->artifact.bytes);
   } else {
     // Never a 404 or an empty document: Trino would fail every check, or allow everything.
-    bytes = trino::deny_all_rules().text;
-    etag = "\"deny-all\"";
-    ready = false;
+    res = http::make_response(200, trino::deny_all_rules().text);
   }
-  const auto inm = ex.request[http::bhttp::field::if_none_match];
-  http::Response res = inm == etag ? http::make_response(304, "") : http::make_response(200, std::move(bytes));
   res.set(http::bhttp::field::etag, etag);
   res.set(http::bhttp::field::cache_control, "no-cache");
   res.set("X-Tagwarden-Ready", ready ? "true" : "false");
