@@ -20,10 +20,12 @@ struct RulesDocument {
   std::size_t object_rules = 0;  ///< rules naming one listed object (including its catch-all deny)
 };
 
-/// What rendering one profile leaves for the next render of the same profile: the
-/// alternation written for each user list, by list. The compile memo hands untouched
-/// objects their previous lists, so after a small change most alternations are taken
-/// as they were. Only a speed-up: the bytes are the same with or without it
+/// What rendering one profile leaves for the next render of the same profile: each
+/// object's rules, each block's lines, the rules for unlisted names and the alternation
+/// written for each user list, keyed by what they were made from (user lists by the
+/// lists themselves, which it holds). The compile memo hands untouched objects their
+/// previous lists, so after a small change most of the document is taken as it was.
+/// Only a speed-up: the bytes are the same with or without it
 /// (tests/unit/test_incremental.cpp). One render at a time per cache.
 class RenderCache {
  public:
