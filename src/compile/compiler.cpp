@@ -324,28 +324,58 @@ class ProfileCompiler {
   const ClearancePartition& clearance_partition(const Partition& partition, const std::vector<std::size_t>& tags) {
     auto [it, fresh] = clearance_partitions_.try_emplace({&partition, tags});
     if (!fresh) return it->second;
+    const std::vector<std::size_t>& kind = clearance_kinds();
     for (const auto& group : partition) {
-      // Users are grouped by a reused byte key ('1' = cleared, one per tag): a lookup allocates
-      // nothing, and this loop runs for every user of every object's partition.
-      std::unordered_map<std::string, std::vector<std::size_t>> by_key;
+      // Users of one clearance kind are cleared alike for any tags, so each kind's key over
+      // these tags is worked out once, from its first user; every user then costs one lookup.
+      std::unordered_map<std::string, std::size_t> by_key;  // '1' = cleared, one per tag -> index into lists
+      std::vector<std::vector<std::size_t>> lists;
       std::string key(tags.size(), '0');
       for (std::size_t u : *group.users) {
-        const std::vector<bool>& cleared = m_.cleared[u];
-        for (std::size_t i = 0; i < tags.size(); ++i) key[i] = cleared[tags[i]] ? '1' : '0';
-        by_key[key].push_back(u);
+        std::size_t& slot = kind_slot_[kind[u]];
+        if (slot == kUnset) {
+          const std::vector<bool>& cleared = m_.cleared[u];
+          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = cleared[tags[i]] ? '1' : '0';
+          auto [at, added] = by_key.try_emplace(key, lists.size());
+          if (added) lists.emplace_back();
+          slot = at->second;
+          touched_kinds_.push_back(kind[u]);
+        }
+        lists[slot].push_back(u);
       }
-      std::map<std::vector<bool>, std::vector<std::size_t>> split;
-      for (auto& [bits, users] : by_key) {
+      for (std::size_t k : touched_kinds_) kind_slot_[k] = kUnset;
+      touched_kinds_.clear();
+      std::map<std::vector<bool>, std::size_t> split;  // in the order classes are listed
+      for (const auto& [bits, index] : by_key) {
         std::vector<bool> flags(bits.size());
         for (std::size_t i = 0; i < bits.size(); ++i) flags[i] = bits[i] == '1';
-        split.emplace(std::move(flags), std::move(users));
+        split.emplace(std::move(flags), index);
       }
-      for (auto& [cleared, users] : split) {
-        auto shared = split.size() == 1 ? group.users : lists_.get(std::move(users));
+      for (auto& [cleared, index] : split) {
+        auto shared = split.size() == 1 ? group.users : lists_.get(std::move(lists[index]));
         it->second.push_back({group.granted, cleared, std::move(shared)});
       }
     }
     return it->second;
+  }
+
+  // Users cleared for exactly the same engine-gated tags share a kind: no object's gates can
+  // tell them apart. Worked out once per compile.
+  const std::vector<std::size_t>& clearance_kinds() {
+    if (!clearance_kind_.empty() || s_.users.empty()) return clearance_kind_;
+    std::vector<std::size_t> gated;
+    for (std::size_t t = 0; t < m_.engine_gated.size(); ++t) {
+      if (m_.engine_gated[t]) gated.push_back(t);
+    }
+    std::unordered_map<std::string, std::size_t> kinds;
+    std::string key(gated.size(), '0');
+    clearance_kind_.resize(s_.users.size());
+    for (std::size_t u = 0; u < s_.users.size(); ++u) {
+      for (std::size_t i = 0; i < gated.size(); ++i) key[i] = m_.cleared[u][gated[i]] ? '1' : '0';
+      clearance_kind_[u] = kinds.try_emplace(key, kinds.size()).first->second;
+    }
+    kind_slot_.assign(kinds.size(), kUnset);
+    return clearance_kind_;
   }
 
   // The engine-gated tags on an object or its columns, as sorted classification indices.
@@ -491,10 +521,23 @@ class ProfileCompiler {
       op.classes.push_back(std::move(cls));
       return;
     }
-    std::map<std::size_t, std::vector<std::size_t>> by_key;
-    for (std::size_t u : users) by_key[policy_key_[u]].push_back(u);
+    // Users by policy key, each key's users in order (the first is the one judged); the
+    // outcomes' lists are sorted below, so the order of the keys does not matter.
+    std::vector<std::vector<std::size_t>> by_key;
+    if (key_slot_.size() != policy_key_text_.size()) key_slot_.assign(policy_key_text_.size(), kUnset);
+    for (std::size_t u : users) {
+      std::size_t& slot = key_slot_[policy_key_[u]];
+      if (slot == kUnset) {
+        slot = by_key.size();
+        by_key.emplace_back();
+        touched_keys_.push_back(policy_key_[u]);
+      }
+      by_key[slot].push_back(u);
+    }
+    for (std::size_t k : touched_keys_) key_slot_[k] = kUnset;
+    touched_keys_.clear();
     std::map<std::pair<Access, std::vector<std::string>>, std::vector<std::size_t>> outcomes;
-    for (auto& [key, members] : by_key) {
+    for (auto& members : by_key) {
       const auto decisions = judge_policies(m_, op, members.front());
       for (const auto& d : decisions) {
         if (!d.applies || !d.unsatisfiable) continue;
@@ -650,7 +693,13 @@ class ProfileCompiler {
   std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
   std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
   std::vector<std::uint8_t> scratch_privileges_;
-  UserLists lists_;                           // every access class's user list, once per content
+  UserLists lists_;  // every access class's user list, once per content
+  static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> clearance_kind_;  // per user: users alike for every engine-gated tag share one
+  std::vector<std::size_t> kind_slot_;       // per kind, while one group is split: its list, or kUnset
+  std::vector<std::size_t> touched_kinds_;
+  std::vector<std::size_t> key_slot_;  // per policy key, while one class is split: its group, or kUnset
+  std::vector<std::size_t> touched_keys_;
   std::vector<std::size_t> policy_key_;       // per user: id of what access policies can see of them
   std::vector<std::string> policy_key_text_;  // per id: the key itself
   std::vector<bool> restricted_;

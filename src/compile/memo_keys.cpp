@@ -28,7 +28,7 @@ std::string MemoKeys::context(const PolicySet& ps, const std::map<std::string, s
   Digest d;
   d.add(std::string_view(to_string(p_.engine))).add(std::uint64_t{p_.withhold_writes});
   d.add(ps.users.size());
-  for (const auto& u : ps.users) d.add(u.engine_name);
+  for (const auto& u : ps.users) d.add(u.platform_name).add(u.engine_name);  // reasons name platform users
   for (const auto& [platform, engine] : catalog_names) d.add(platform).add(engine);
   d.add(s.classifications.size());
   for (std::size_t t = 0; t < s.classifications.size(); ++t) {
