@@ -59,8 +59,8 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
 
 }  // namespace
 
-RenderResult render_artifact(const PolicySet& ps, const Profile* profile, trino::RenderCache* trino_cache) {
-  return render(ps, profile, trino_cache, nullptr);
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile) {
+  return render(ps, profile, nullptr, nullptr);
 }
 
 RenderResult render_artifact(const PolicySet& ps, const Profile* profile, EngineRenderCache& cache) {

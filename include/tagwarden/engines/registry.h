@@ -11,10 +11,6 @@
 #include "tagwarden/compile/policy_set.h"
 
 namespace tw {
-namespace trino {
-class RenderCache;
-}
-
 /// What the last render of one profile leaves for the next render of the same profile, whichever
 /// its engine: the engine's own render cache (trino::RenderCache, starrocks::RenderCache), made on
 /// first use and replaced when the profile's engine changes. Only a speed-up: the bytes are the
@@ -45,10 +41,9 @@ struct RenderResult {
 
 /// Pure; the same PolicySet gives the same bytes. `profile` gives engine options a PolicySet does
 /// not carry (StarRocks: the `masking` key, which decides masks or coarsening without a server).
-/// `trino_cache` (Trino only) carries what the last render of the same profile wrote; same bytes either way.
-RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr,
-                             trino::RenderCache* trino_cache = nullptr);
-/// The same, with the cache of the profile whatever its engine.
+RenderResult render_artifact(const PolicySet& ps, const Profile* profile = nullptr);
+/// The same, taking from and leaving in `cache` what the last render of the same profile made;
+/// same bytes either way.
 RenderResult render_artifact(const PolicySet& ps, const Profile* profile, EngineRenderCache& cache);
 
 /// compile_profile + render_artifact: a profile either yields a PolicySet and
