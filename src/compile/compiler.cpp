@@ -1,16 +1,19 @@
 #include "tagwarden/compile/compiler.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "grant_patterns.h"
 #include "memo_keys.h"
+#include "policy_keys.h"
+#include "profile_findings.h"
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/util/text.h"
 #include "user_lists.h"
+#include "user_partitions.h"
 
 namespace tw {
 
@@ -19,70 +22,11 @@ std::string engine_user_name(const User& user, const Profile& profile) {
   return user.engine_user.value_or(user.name);
 }
 
-std::vector<Finding> snapshot_findings(const Model& model) {
-  std::vector<Finding> out;
-  std::vector<std::string> ungated;
-  for (const auto& c : model.snapshot->classifications) {
-    if (c.clearance.empty()) {
-      ungated.push_back(c.name);
-      continue;
-    }
-    std::vector<std::string> groups;
-    for (const auto& row : c.clearance) {
-      if (row.type == ClearanceRow::Type::Group) groups.push_back(row.name);
-    }
-    if (groups.size() == c.clearance.size()) {
-      out.push_back({Severity::Warning,
-                     "clearance_groups_only",
-                     "clearance on " + c.name + " names only groups: not enforced in any engine",
-                     "",
-                     {c.name}});
-    } else if (!groups.empty()) {
-      out.push_back({Severity::Warning,
-                     "clearance_group_not_enforced",
-                     "clearance on " + c.name + " names group" + (groups.size() > 1 ? "s " : " ") + join_words(groups) +
-                         ": group requirements are not enforced in engines (no group names reach Trino or StarRocks); "
-                         "only direct holders of its roles are cleared there",
-                     "",
-                     {c.name}});
-    }
-  }
-  if (!ungated.empty()) {
-    out.push_back({Severity::Info, "classifications_without_clearance",
-                   std::to_string(ungated.size()) + " classifications have no clearance: they gate nothing (" +
-                       join_some(ungated) + ")",
-                   "", ungated});
-  }
-  return out;
-}
-
 namespace {
 
 std::string engine_identifier(const std::string& name, Engine engine) {
   return engine == Engine::Trino ? lowercase_identifier(name) : name;
 }
-
-// Intersection of two grant patterns in engine names; nullopt when disjoint.
-std::optional<QualifiedName> intersect(const QualifiedName& a, const QualifiedName& b) {
-  auto part = [](const std::string& x, const std::string& y) -> std::optional<std::string> {
-    if (x == "*") return y;
-    if (y == "*" || x == y) return x;
-    return std::nullopt;
-  };
-  auto c = part(a.catalog, b.catalog);
-  auto s = part(a.schema, b.schema);
-  auto t = part(a.table, b.table);
-  if (!c || !s || !t) return std::nullopt;
-  return QualifiedName{*c, *s, *t};
-}
-
-bool covers(const QualifiedName& general, const QualifiedName& specific) {
-  auto part = [](const std::string& g, const std::string& s) { return g == "*" || g == s; };
-  return part(general.catalog, specific.catalog) && part(general.schema, specific.schema) &&
-         part(general.table, specific.table);
-}
-
-int concrete_parts(const QualifiedName& p) { return (p.catalog != "*") + (p.schema != "*") + (p.table != "*"); }
 
 class ProfileCompiler {
  public:
@@ -98,13 +42,13 @@ class ProfileCompiler {
     map_catalogs(ps);
     map_grants();
     index_grants();
-    key_users_for_policies();
+    policy_keys_ = policy_keys(m_);
     collect_objects(ps);
     restrict_creation(ps);
     decide_objects(ps, out);
     build_unlisted(ps);
-    check_policy_limit(ps, out);
-    report(ps, out);
+    for (auto& e : policy_limit_errors(p_, ps)) out.errors.push_back(std::move(e));
+    for (auto& f : profile_findings(m_, p_, ps, unsatisfiable_)) out.findings.push_back(std::move(f));
     if (out.errors.empty()) out.policy_set = std::move(ps);
     return out;
   }
@@ -225,7 +169,7 @@ class ProfileCompiler {
   void decide_objects(PolicySet& ps, ProfileCompile& out) {
     memo_ = std::make_shared<CompileMemo>();
     auto& memo = memo_;
-    MemoKeys keys(m_, p_, grants_, policy_key_, policy_key_text_);
+    MemoKeys keys(m_, p_, grants_, policy_keys_.of_user, policy_keys_.text);
     memo->context = keys.context(ps, catalog_names_);
     memo->grants = keys.grants();
     std::unordered_map<std::string_view, std::size_t> before;
@@ -258,20 +202,6 @@ class ProfileCompiler {
     out.memo = memo;  // completed by build_unlisted
   }
 
-  // Users grouped by the privileges the grants covering one object give them.
-  struct GrantGroup {
-    PrivilegeSet granted;
-    std::shared_ptr<const std::vector<std::size_t>> users;
-  };
-  using Partition = std::vector<GrantGroup>;
-  // A grant group split further by clearance of an object's gated tags.
-  struct ClearanceGroup {
-    PrivilegeSet granted;
-    std::vector<bool> cleared;  // per entry of the object's gated tag list
-    std::shared_ptr<const std::vector<std::size_t>> users;
-  };
-  using ClearancePartition = std::vector<ClearanceGroup>;
-
   void index_grants() {
     for (std::size_t i = 0; i < grants_.size(); ++i) grant_index_[pattern_key(grants_[i].pattern)].push_back(i);
   }
@@ -300,84 +230,6 @@ class ProfileCompiler {
     return out;
   }
 
-  const Partition& grant_partition(const std::vector<std::size_t>& grants) {
-    auto [it, fresh] = partitions_.try_emplace(grants);
-    if (!fresh) return it->second;
-    std::vector<std::uint8_t>& acc = scratch_privileges_;
-    acc.assign(s_.users.size(), 0);
-    std::vector<std::size_t> touched;
-    for (std::size_t g : grants) {
-      for (std::size_t u : grants_[g].holders) {
-        if (!acc[u]) touched.push_back(u);
-        acc[u] |= grants_[g].privileges.bits();
-      }
-    }
-    std::sort(touched.begin(), touched.end());
-    std::map<std::uint8_t, std::vector<std::size_t>> by_privileges;
-    for (std::size_t u : touched) by_privileges[acc[u]].push_back(u);
-    for (auto& [bits, users] : by_privileges) {
-      it->second.push_back({PrivilegeSet(bits), lists_.get(std::move(users))});
-    }
-    return it->second;
-  }
-
-  const ClearancePartition& clearance_partition(const Partition& partition, const std::vector<std::size_t>& tags) {
-    auto [it, fresh] = clearance_partitions_.try_emplace({&partition, tags});
-    if (!fresh) return it->second;
-    const std::vector<std::size_t>& kind = clearance_kinds();
-    for (const auto& group : partition) {
-      // Users of one clearance kind are cleared alike for any tags, so each kind's key over
-      // these tags is worked out once, from its first user; every user then costs one lookup.
-      std::unordered_map<std::string, std::size_t> by_key;  // '1' = cleared, one per tag -> index into lists
-      std::vector<std::vector<std::size_t>> lists;
-      std::string key(tags.size(), '0');
-      for (std::size_t u : *group.users) {
-        std::size_t& slot = kind_slot_[kind[u]];
-        if (slot == kUnset) {
-          const std::vector<bool>& cleared = m_.cleared[u];
-          for (std::size_t i = 0; i < tags.size(); ++i) key[i] = cleared[tags[i]] ? '1' : '0';
-          auto [at, added] = by_key.try_emplace(key, lists.size());
-          if (added) lists.emplace_back();
-          slot = at->second;
-          touched_kinds_.push_back(kind[u]);
-        }
-        lists[slot].push_back(u);
-      }
-      for (std::size_t k : touched_kinds_) kind_slot_[k] = kUnset;
-      touched_kinds_.clear();
-      std::map<std::vector<bool>, std::size_t> split;  // in the order classes are listed
-      for (const auto& [bits, index] : by_key) {
-        std::vector<bool> flags(bits.size());
-        for (std::size_t i = 0; i < bits.size(); ++i) flags[i] = bits[i] == '1';
-        split.emplace(std::move(flags), index);
-      }
-      for (auto& [cleared, index] : split) {
-        auto shared = split.size() == 1 ? group.users : lists_.get(std::move(lists[index]));
-        it->second.push_back({group.granted, cleared, std::move(shared)});
-      }
-    }
-    return it->second;
-  }
-
-  // Users cleared for exactly the same engine-gated tags share a kind: no object's gates can
-  // tell them apart. Worked out once per compile.
-  const std::vector<std::size_t>& clearance_kinds() {
-    if (!clearance_kind_.empty() || s_.users.empty()) return clearance_kind_;
-    std::vector<std::size_t> gated;
-    for (std::size_t t = 0; t < m_.engine_gated.size(); ++t) {
-      if (m_.engine_gated[t]) gated.push_back(t);
-    }
-    std::unordered_map<std::string, std::size_t> kinds;
-    std::string key(gated.size(), '0');
-    clearance_kind_.resize(s_.users.size());
-    for (std::size_t u = 0; u < s_.users.size(); ++u) {
-      for (std::size_t i = 0; i < gated.size(); ++i) key[i] = m_.cleared[u][gated[i]] ? '1' : '0';
-      clearance_kind_[u] = kinds.try_emplace(key, kinds.size()).first->second;
-    }
-    kind_slot_.assign(kinds.size(), kUnset);
-    return clearance_kind_;
-  }
-
   // The engine-gated tags on an object or its columns, as sorted classification indices.
   std::vector<std::size_t> gated_tags(const ObjectPolicy& op) const {
     std::vector<std::size_t> tags;
@@ -391,8 +243,8 @@ class ProfileCompiler {
   }
 
   void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags) {
-    const Partition& partition = grant_partition(covering);
-    for (const auto& group : clearance_partition(partition, tags)) {
+    const GrantPartition& partition = partitions_.by_grants(covering);
+    for (const auto& group : partitions_.by_clearance(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
         const auto pos = std::lower_bound(tags.begin(), tags.end(), m_.tag_index.at(t)) - tags.begin();
         return static_cast<bool>(group.cleared[static_cast<std::size_t>(pos)]);
@@ -462,57 +314,6 @@ class ProfileCompiler {
     return {std::move(access), std::move(reasons)};
   }
 
-  // What access policies can see of a user: whether each applies to or
-  // exempts them, and every $user value a row filter binds. Users with the
-  // same key get the same decisions on every object, so each key is judged once.
-  void key_users_for_policies() {
-    if (s_.policies.empty()) return;
-    std::vector<std::vector<std::string>> refs(s_.policies.size());
-    std::function<void(const nlohmann::json&, std::vector<std::string>&)> collect = [&](const nlohmann::json& node,
-                                                                                        std::vector<std::string>& out) {
-      if (node.is_object()) {
-        if (auto it = node.find("$user"); it != node.end())
-          out.push_back(it->is_string() ? it->get<std::string>() : "");
-        for (const auto& [k, v] : node.items()) collect(v, out);
-      } else if (node.is_array()) {
-        for (const auto& v : node) collect(v, out);
-      }
-    };
-    for (std::size_t i = 0; i < s_.policies.size(); ++i) collect(s_.policies[i].condition, refs[i]);
-    auto holds = [&](std::size_t u, const PrincipalSet& set, const std::set<std::string>& roles) {
-      if (std::find(set.users.begin(), set.users.end(), s_.users[u].name) != set.users.end()) return true;
-      for (const auto& r : set.roles) {
-        if (roles.count(r)) return true;
-      }
-      return false;
-    };
-    std::map<std::string, std::size_t> ids;
-    policy_key_.resize(s_.users.size());
-    for (std::size_t u = 0; u < s_.users.size(); ++u) {
-      nlohmann::json key = nlohmann::json::array();
-      for (std::size_t i = 0; i < s_.policies.size(); ++i) {
-        const Policy& p = s_.policies[i];
-        key.push_back(p.applies_to.empty() || holds(u, p.applies_to, m_.any_roles[u]));
-        key.push_back(!p.exempt.empty() && holds(u, p.exempt, m_.direct_roles[u]));
-        for (const auto& r : refs[i]) {
-          const User& user = s_.users[u];
-          if (r == "name") {
-            key.push_back(user.name);
-          } else if (r == "roles") {
-            key.push_back(m_.direct_roles[u]);
-          } else if (r.rfind("attributes.", 0) == 0) {
-            const std::string k = r.substr(11);
-            key.push_back(user.attributes.contains(k) ? nlohmann::json::array({user.attributes.at(k)})
-                                                      : nlohmann::json::array());
-          }
-        }
-      }
-      policy_key_[u] = ids.try_emplace(key.dump(), ids.size()).first->second;
-    }
-    policy_key_text_.resize(ids.size());
-    for (auto& [text, id] : ids) policy_key_text_[id] = text;
-  }
-
   // Access policies depend on each user's attributes and roles: judge them once
   // per policy key, then regroup the class by outcome. Objects no policy reaches skip this.
   void apply_policies(ObjectPolicy& op, AccessClass cls) {
@@ -524,13 +325,13 @@ class ProfileCompiler {
     // Users by policy key, each key's users in order (the first is the one judged); the
     // outcomes' lists are sorted below, so the order of the keys does not matter.
     std::vector<std::vector<std::size_t>> by_key;
-    if (key_slot_.size() != policy_key_text_.size()) key_slot_.assign(policy_key_text_.size(), kUnset);
+    if (key_slot_.size() != policy_keys_.text.size()) key_slot_.assign(policy_keys_.text.size(), kUnset);
     for (std::size_t u : users) {
-      std::size_t& slot = key_slot_[policy_key_[u]];
+      std::size_t& slot = key_slot_[policy_keys_.of_user[u]];
       if (slot == kUnset) {
         slot = by_key.size();
         by_key.emplace_back();
-        touched_keys_.push_back(policy_key_[u]);
+        touched_keys_.push_back(policy_keys_.of_user[u]);
       }
       by_key[slot].push_back(u);
     }
@@ -560,126 +361,10 @@ class ProfileCompiler {
         previous_->create_restricted == ps.create_restricted) {
       ps.unlisted = previous_->unlisted;
     } else {
-      compute_unlisted(ps);
+      ps.unlisted = unlisted_rules(grants_, s_.users.size(), restricted_);
     }
     memo_->create_restricted = ps.create_restricted;
     memo_->unlisted = ps.unlisted;
-  }
-
-  void compute_unlisted(PolicySet& ps) {
-    std::set<QualifiedName> closure;
-    for (const auto& g : grants_) closure.insert(g.pattern);
-    // Close under intersection so that the most specific matching pattern
-    // carries the union of every grant that reaches a name.
-    for (bool grew = true; grew;) {
-      grew = false;
-      std::vector<QualifiedName> current(closure.begin(), closure.end());
-      for (std::size_t i = 0; i < current.size(); ++i) {
-        for (std::size_t j = i + 1; j < current.size(); ++j) {
-          if (auto x = intersect(current[i], current[j]); x && closure.insert(*x).second) grew = true;
-        }
-      }
-    }
-    std::vector<QualifiedName> ordered(closure.begin(), closure.end());
-    std::stable_sort(ordered.begin(), ordered.end(), [](const QualifiedName& a, const QualifiedName& b) {
-      return concrete_parts(a) > concrete_parts(b);
-    });
-    // Per user, indexed densely: a tree map here was most of a recompile that reused every object.
-    std::vector<PrivilegeSet> privileges(s_.users.size());
-    std::vector<std::size_t> holders;
-    for (const auto& pattern : ordered) {
-      holders.clear();
-      for (const auto& g : grants_) {
-        if (!covers(g.pattern, pattern)) continue;
-        for (std::size_t u : g.holders) {
-          if (privileges[u].empty() && !g.privileges.empty()) holders.push_back(u);
-          privileges[u].add(g.privileges);
-        }
-      }
-      std::sort(holders.begin(), holders.end());
-      UnlistedRule rule{pattern, {}};
-      for (std::size_t u : holders) {
-        PrivilegeSet privs = privileges[u];
-        privileges[u] = {};
-        if (restricted_[u]) privs.remove(Privilege::Ownership);
-        if (!privs.empty()) rule.access.emplace_back(u, privs);
-      }
-      if (!rule.access.empty()) ps.unlisted.push_back(std::move(rule));
-    }
-  }
-
-  // StarRocks enforces a gate with one policy per tagged column and one per
-  // tagged object. Over the limit the profile fails whole: never truncated.
-  void check_policy_limit(const PolicySet& ps, ProfileCompile& out) {
-    if (p_.engine != Engine::StarRocks) return;
-    std::map<std::string, std::size_t> count;
-    for (const auto& op : ps.objects) {
-      for (const auto& t : op.object_gates) count[t]++;
-      for (const auto& [col, tags] : op.column_gates) {
-        for (const auto& t : tags) count[t]++;
-      }
-    }
-    for (const auto& [tag, n] : count) {
-      if (n > static_cast<std::size_t>(p_.max_policies_per_tag)) {
-        out.errors.push_back("classification " + tag + " needs " + std::to_string(n) +
-                             " StarRocks policies (tagged columns and objects visible to profile " + p_.name +
-                             "), over the limit max_policies_per_tag = " + std::to_string(p_.max_policies_per_tag) +
-                             ": nothing is truncated and the last good policy set stays in force; narrow or untag " +
-                             tag + " back under the limit");
-      }
-    }
-  }
-
-  void report(const PolicySet& ps, ProfileCompile& out) {
-    for (const auto& [policy, users] : unsatisfiable_) {
-      out.findings.push_back({Severity::Warning, "row_filter_unsatisfiable",
-                              "row filter " + policy + " cannot be satisfied for " + std::to_string(users.size()) +
-                                  " users (a missing attribute, a wrong type, an unknown column or operator): they "
-                                  "see no rows; run explain for the reason",
-                              p_.name, std::vector<std::string>(users.begin(), users.end())});
-    }
-    if (p_.engine == Engine::Trino && !ps.create_restricted.empty()) {
-      std::vector<std::string> names;
-      for (std::size_t u : ps.create_restricted) names.push_back(ps.users[u].engine_name);
-      out.findings.push_back(
-          {Severity::Info, "materialized_view_restriction",
-           std::to_string(names.size()) + " users are not cleared for every gated tag on profile " + p_.name + " (" +
-               join_some(ps.gated_tags) +
-               ") and cannot create materialized views there; Trino's file-based rules check the same OWNERSHIP of "
-               "the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot create tables "
-               "or views either (set restrict_materialized_views: false to lift this)",
-           p_.name, names});
-    }
-    if (p_.engine != Engine::Trino) return;
-    for (const auto& op : ps.objects) {
-      const Object& o = s_.objects[op.object];
-      if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || op.object_gates.empty()) continue;
-      if (!o.owner) {
-        out.findings.push_back({Severity::Warning,
-                                "definer_view_without_owner",
-                                "DEFINER view " + o.name.str() + " carries gated tags (" + join_words(op.object_gates) +
-                                    ") but the snapshot names no owner: tagwarden cannot tell whether Trino will "
-                                    "refuse it to everybody",
-                                p_.name,
-                                {o.name.str()}});
-        continue;
-      }
-      const std::size_t owner = m_.user_index.at(*o.owner);
-      std::vector<std::string> missing;
-      for (const auto& t : op.object_gates) {
-        if (!m_.is_cleared(owner, t)) missing.push_back(t);
-      }
-      if (!missing.empty()) {
-        out.findings.push_back({Severity::Warning,
-                                "definer_view_owner_not_cleared",
-                                "DEFINER view " + o.name.str() + " is owned by " + *o.owner +
-                                    ", who is not cleared for " + join_words(missing) +
-                                    ": on Trino the view is refused to everybody, the cleared included; give the owner "
-                                    "the role directly or make the view SECURITY INVOKER",
-                                p_.name,
-                                {o.name.str(), *o.owner}});
-      }
-    }
   }
 
   const Model& m_;
@@ -690,18 +375,12 @@ class ProfileCompiler {
   std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
   std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices
-  std::map<std::vector<std::size_t>, Partition> partitions_;               // covering grants -> partition
-  std::map<std::pair<const Partition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
-  std::vector<std::uint8_t> scratch_privileges_;
   UserLists lists_;  // every access class's user list, once per content
+  UserPartitions partitions_{m_, grants_, lists_};
   static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> clearance_kind_;  // per user: users alike for every engine-gated tag share one
-  std::vector<std::size_t> kind_slot_;       // per kind, while one group is split: its list, or kUnset
-  std::vector<std::size_t> touched_kinds_;
   std::vector<std::size_t> key_slot_;  // per policy key, while one class is split: its group, or kUnset
   std::vector<std::size_t> touched_keys_;
-  std::vector<std::size_t> policy_key_;       // per user: id of what access policies can see of them
-  std::vector<std::string> policy_key_text_;  // per id: the key itself
+  PolicyKeys policy_keys_;
   std::vector<bool> restricted_;
   std::shared_ptr<CompileMemo> memo_;                                  ///< this compile's, left for the next
   std::map<std::string, std::set<std::string>> unsatisfiable_;         // policy -> users for whom it means no rows
@@ -713,24 +392,6 @@ class ProfileCompiler {
 
 ProfileCompile compile_profile(const Model& model, const Profile& profile, const CompileMemo* previous) {
   return ProfileCompiler(model, profile).reuse(previous).run();
-}
-
-const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
-  for (const auto& cls : classes) {
-    if (std::binary_search(cls.users->begin(), cls.users->end(), user)) return &cls;
-  }
-  return nullptr;
-}
-
-PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
-  for (const auto& rule : unlisted) {
-    if (!covers(rule.pattern, name)) continue;
-    for (const auto& [u, privs] : rule.access) {
-      if (u == user) return privs;
-    }
-    return {};  // the most specific pattern decides; users absent from it have nothing here
-  }
-  return {};
 }
 
 }  // namespace tw

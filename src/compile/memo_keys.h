@@ -11,18 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "grant_patterns.h"
 #include "tagwarden/compile/model.h"
 #include "tagwarden/compile/policy_set.h"
 #include "tagwarden/config/profile.h"
 
 namespace tw {
-
-/// A grant in engine names, with its holders as user indices.
-struct EngineGrant {
-  QualifiedName pattern;
-  std::vector<std::size_t> holders;
-  PrivilegeSet privileges;
-};
 
 class MemoKeys {
  public:

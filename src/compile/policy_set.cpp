@@ -1,0 +1,27 @@
+#include "tagwarden/compile/policy_set.h"
+
+#include <algorithm>
+
+#include "grant_patterns.h"
+
+namespace tw {
+
+const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
+  for (const auto& cls : classes) {
+    if (std::binary_search(cls.users->begin(), cls.users->end(), user)) return &cls;
+  }
+  return nullptr;
+}
+
+PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
+  for (const auto& rule : unlisted) {
+    if (!covers(rule.pattern, name)) continue;
+    for (const auto& [u, privs] : rule.access) {
+      if (u == user) return privs;
+    }
+    return {};  // the most specific pattern decides; users absent from it have nothing here
+  }
+  return {};
+}
+
+}  // namespace tw
