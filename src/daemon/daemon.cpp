@@ -53,9 +53,12 @@ nlohmann::json ReconcileOutcome::to_json() const {
 }
 
 Daemon::Daemon(Config config, std::string config_path)
+    : Daemon(config, std::move(config_path), make_source(config.daemon.source)) {}
+
+Daemon::Daemon(Config config, std::string config_path, std::shared_ptr<SnapshotSource> source)
     : config_path_(std::move(config_path)),
       config_(std::move(config)),
-      source_(make_source(config_.daemon.source)),
+      source_(std::move(source)),
       store_(config_.daemon.state_dir),
       published_(std::make_shared<const PublishedMap>()) {
   for (const auto& p : config_.profiles) profiles_[p.name].engine = to_string(p.engine);

@@ -53,6 +53,8 @@ class Daemon {
   using Waiter = std::function<void(const ReconcileOutcome&)>;
 
   Daemon(Config config, std::string config_path);
+  /// As above, but fetching from `source` instead of the source the config names (tests, embedders).
+  Daemon(Config config, std::string config_path, std::shared_ptr<SnapshotSource> source);
   ~Daemon();
 
   /// Restores the last good artifacts from the state directory. Call before serving.

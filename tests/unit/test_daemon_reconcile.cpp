@@ -1,0 +1,129 @@
+// The daemon's reconcile loop when a pass throws (out of memory, most likely, on a
+// snapshot much larger than the last): the pass reports failure, the last good
+// artifacts stay served at their version, the failure is counted, and the next
+// pass recovers without a restart.
+
+#include <unistd.h>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "daemon/daemon.h"
+#include "helpers.h"
+
+namespace {
+
+const char* kSnapshot = R"({
+  "version": 1, "generated_at": "2026-11-30T12:00:00Z",
+  "users": [{"name": "ana"}, {"name": "bo"}],
+  "roles": ["analyst", "steward"],
+  "role_assignments": [{"role": "analyst", "user": "ana"}, {"role": "analyst", "user": "bo"},
+                       {"role": "steward", "user": "ana"}],
+  "classifications": [{"name": "PII", "clearance": [{"type": "role", "name": "steward"}]}],
+  "objects": [{"name": "lake.sales.orders", "kind": "table",
+               "columns": [{"name": "id", "type": "bigint"}, {"name": "email", "type": "varchar", "tags": [%TAGS%]}]}],
+  "grants": [{"principal": {"role": "analyst"}, "object": "lake.sales.*", "privileges": ["SELECT"]}],
+  "policies": []
+})";
+
+std::string snapshot_with(const std::string& tags) {
+  std::string s = kSnapshot;
+  s.replace(s.find("%TAGS%"), 6, tags);
+  return s;
+}
+
+// Hands the daemon one body per set(); throws from fetch while failing is set.
+class ScriptedSource : public tw::SnapshotSource {
+ public:
+  void set(std::string body) {
+    std::lock_guard lock(mu_);
+    body_ = std::move(body);
+    fresh_ = true;
+  }
+  void fail(bool on) {
+    std::lock_guard lock(mu_);
+    failing_ = on;
+  }
+  tw::SourceFetch fetch() override {
+    std::lock_guard lock(mu_);
+    if (failing_) throw std::bad_alloc();
+    tw::SourceFetch f;
+    f.status = fresh_ ? tw::SourceFetch::Status::Changed : tw::SourceFetch::Status::Unchanged;
+    if (fresh_) f.body = body_;
+    fresh_ = false;
+    return f;
+  }
+  void reset() override {
+    std::lock_guard lock(mu_);
+    fresh_ = true;
+  }
+  std::string describe() const override { return "scripted"; }
+
+ private:
+  std::mutex mu_;
+  std::string body_;
+  bool fresh_ = false;
+  bool failing_ = false;
+};
+
+tw::ReconcileOutcome reconcile(tw::Daemon& daemon) {
+  auto done = std::make_shared<std::promise<tw::ReconcileOutcome>>();
+  auto outcome = done->get_future();
+  daemon.request("test", [done](const tw::ReconcileOutcome& o) { done->set_value(o); });
+  REQUIRE(outcome.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+  return outcome.get();
+}
+
+}  // namespace
+
+TEST_CASE("a reconcile pass that throws keeps the last good artifacts served and the next pass recovers") {
+  const auto state_dir = std::filesystem::temp_directory_path() / ("tw-reconcile-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(state_dir);
+  tw::Config config;
+  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  config.daemon.state_dir = state_dir.string();
+  config.daemon.reconcile_interval_s = 3600;
+  auto source = std::make_shared<ScriptedSource>();
+  source->set(snapshot_with(""));
+  tw::Daemon daemon(config, "", source);
+  daemon.restore_state();
+  std::thread loop([&] { daemon.run(); });
+
+  const tw::ReconcileOutcome first = reconcile(daemon);
+  CHECK(first.ok());
+  auto served = daemon.published("trino_main");
+  REQUIRE(served);
+  const std::string good_sha = served->artifact.sha256;
+  const auto good_version = served->version;
+
+  source->set(snapshot_with("\"PII\""));
+  source->fail(true);
+  const tw::ReconcileOutcome failed = reconcile(daemon);
+  CHECK_FALSE(failed.ok());
+  CHECK(failed.source == "failed");
+  CHECK_THAT(failed.source_error,
+             Catch::Contains("reconcile failed") && Catch::Contains("the last good artifacts stay served"));
+  served = daemon.published("trino_main");
+  REQUIRE(served);
+  CHECK(served->artifact.sha256 == good_sha);
+  CHECK(served->version == good_version);
+  CHECK_THAT(daemon.metrics(), Catch::Contains("tagwarden_reconcile_failures_total 1"));
+  CHECK(daemon.ready());
+
+  source->fail(false);
+  const tw::ReconcileOutcome recovered = reconcile(daemon);
+  CHECK(recovered.ok());
+  served = daemon.published("trino_main");
+  REQUIRE(served);
+  CHECK(served->artifact.sha256 != good_sha);  // the PII gate on email is now in force
+  CHECK(served->version == good_version + 1);
+  CHECK_THAT(served->artifact.bytes, Catch::Contains("email"));
+
+  daemon.stop();
+  loop.join();
+  std::filesystem::remove_all(state_dir);
+}
