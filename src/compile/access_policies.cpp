@@ -285,10 +285,15 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
   }
   if (!node.contains("column") || !node["column"].is_string()) throw std::string("a comparison needs a column");
   if (!node.contains("op") || !node["op"].is_string()) throw std::string("a comparison needs an op");
-  const std::string column = lowercase_identifier(node["column"].get<std::string>());
-  const auto it = std::find(op.columns.begin(), op.columns.end(), column);
-  if (it == op.columns.end()) throw std::string("unknown column " + quote(node["column"].get<std::string>()));
-  const std::string type = op.column_types[static_cast<std::size_t>(it - op.columns.begin())];
+  // Matched exactly against the snapshot's names (seed 004), then put in the engine's
+  // spelling: Trino folds column names to lower case, StarRocks keeps them as written.
+  const std::string& wanted = node["column"].get_ref<const std::string&>();
+  const auto& columns = m.snapshot->objects[op.object].columns;
+  const auto it = std::find_if(columns.begin(), columns.end(), [&](const Column& c) { return c.name == wanted; });
+  if (it == columns.end()) throw std::string("unknown column " + quote(wanted));
+  const auto index = static_cast<std::size_t>(it - columns.begin());
+  const std::string column = op.columns[index];
+  const std::string type = op.column_types[index];
   const std::string o = node["op"].get<std::string>();
   auto bind = [&](const json& v) -> json {
     if (v.is_object()) {

@@ -1,5 +1,7 @@
 #include "load_policies.h"
 
+#include <algorithm>
+
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -140,7 +142,24 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         if (!refs.tags.count(*t)) sc.error(sc.path("tag"), "unknown classification " + quote(*t));
       } else if (auto d = sc.string("domain", false)) {
         p.scope = {PolicyScope::Kind::Domain, *d, 0};
-        check_name(*d, sc.path("domain"), "domain", errors);
+        // Checked as an object's domain is, part by part: a malformed or unknown domain
+        // would match no object, and a deny or mask that matches nothing fails open.
+        bool well_formed = true;
+        for (std::size_t start = 0;;) {
+          const std::size_t slash = d->find('/', start);
+          const std::string part = d->substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+          if (!check_name(part, sc.path("domain"), "domain part", errors)) {
+            well_formed = false;
+            break;
+          }
+          if (slash == std::string::npos) break;
+          start = slash + 1;
+        }
+        const bool carried = std::any_of(refs.objects.begin(), refs.objects.end(), [&](const Object& o) {
+          return o.domain && (*o.domain == *d || o.domain->rfind(*d + "/", 0) == 0);
+        });
+        if (well_formed && !carried)
+          sc.error(sc.path("domain"), "unknown domain " + quote(*d) + ": no object carries it or a sub-domain of it");
       } else if (auto l = sc.integer("level_at_least")) {
         p.scope = {PolicyScope::Kind::LevelAtLeast, "", static_cast<int>(*l)};
       }

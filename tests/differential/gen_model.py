@@ -461,7 +461,11 @@ def add_policies(snapshot, rng):
         elif kind == "tag":
             scope = {"tag": rng.choice(used_tags if used_tags and rng.random() < 0.8 else tags)}
         elif kind == "domain":
-            scope = {"domain": rng.choice(domains + ["finance", "hr", "nowhere", "finance/payables"])}
+            # Only domains some object carries (itself or through a sub-domain): others are refused.
+            carried = sorted({"/".join(d.split("/")[:i + 1]) for d in domains for i in range(d.count("/") + 1)})
+            if not carried:
+                continue
+            scope = {"domain": rng.choice(carried)}
         else:
             scope = {"level_at_least": rng.choice(levels + [0, 6])}
         p["scope"] = scope

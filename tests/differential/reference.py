@@ -519,11 +519,12 @@ def _bind(self, uname, o, node):
     col, op = node.get("column"), node.get("op")
     if not isinstance(col, str) or not isinstance(op, str):
         raise Unsatisfiable("column and op needed")
-    lc = ascii_lower(col)
-    types = {c["name"].lower(): c["type"] for c in o["columns"]}
-    if lc not in types:
+    # Matched exactly, including case (seed 004); then in Trino's spelling.
+    types = {c["name"]: c["type"] for c in o["columns"]}
+    if col not in types:
         raise Unsatisfiable("unknown column " + col)
-    ctype = types[lc]
+    ctype = types[col]
+    lc = col.lower()
 
     def bind(v):
         if isinstance(v, dict):

@@ -393,7 +393,7 @@ class PolicyTests(unittest.TestCase):
         self.assertEqual(self.pa(s, "bob"), (set(), [], {}, None))
 
     def test_row_filters_bind_and_fail_closed(self):
-        cond = {"and": [{"column": "NAME", "op": "eq", "value": {"$user": "attributes.region"}},
+        cond = {"and": [{"column": "name", "op": "eq", "value": {"$user": "attributes.region"}},
                         {"column": "id", "op": "in", "value": {"$user": "attributes.regs"}}]}
         s = self.model([
             {"name": "f", "type": "row_filter", "scope": {"tag": "Label"},
@@ -412,6 +412,7 @@ class PolicyTests(unittest.TestCase):
                                          "((\"name\" = 'O''Brien') AND (\"id\" >= 3))")
         for bad in ({"column": "name", "op": "eq", "value": {"$user": "attributes.nope"}},
                     {"column": "nope", "op": "is_null"},
+                    {"column": "NAME", "op": "is_null"},  # matched exactly, including case (seed 004)
                     {"column": "name", "op": "like", "value": "x"},
                     {"column": "id", "op": "eq", "value": "1"},
                     {"column": "name", "op": "eq", "value": 1},

@@ -232,16 +232,18 @@ TEST_CASE("an unknown classification names the exact path", "[load]") {
 }
 
 TEST_CASE("unknown keys are errors, at the top level and inside entries", "[load]") {
-  CHECK(only_error(kHead + kObjects + "extra: 1\n") ==
-        R"(extra: unknown key "extra" (expected one of: version, generated_at, users, roles, role_assignments, classifications, objects, grants, policies))");
+  CHECK(
+      only_error(kHead + kObjects + "extra: 1\n") ==
+      R"(extra: unknown key "extra" (expected one of: version, generated_at, users, roles, role_assignments, classifications, objects, grants, policies))");
 
   const std::string in_user = R"(version: 1
 generated_at: "2026-11-30T12:00:00Z"
 users:
   - {name: alice, admin: true}
 )";
-  CHECK(only_error(in_user) ==
-        R"(users[0].admin: unknown key "admin" (expected one of: name, engine_user, platform_admin, groups, attributes))");
+  CHECK(
+      only_error(in_user) ==
+      R"(users[0].admin: unknown key "admin" (expected one of: name, engine_user, platform_admin, groups, attributes))");
 
   const std::string in_column = kHead + R"(objects:
   - name: c.s.t
@@ -292,16 +294,18 @@ classifications: [{name: PII}, {name: PII}]
   - {name: c.s.t}
   - {name: c.s.t}
 )";
-    CHECK(only_error(text) ==
-          R"(objects[1].name: duplicate object "c.s.t" (object names are compared case-insensitively: Trino lowercases them))");
+    CHECK(
+        only_error(text) ==
+        R"(objects[1].name: duplicate object "c.s.t" (object names are compared case-insensitively: Trino lowercases them))");
   }
   SECTION("object, differing only in ASCII case") {
     const std::string text = kHead + R"(objects:
   - {name: c.s.orders}
   - {name: C.S.Orders}
 )";
-    CHECK(only_error(text) ==
-          R"(objects[1].name: duplicate object "C.S.Orders" (object names are compared case-insensitively: Trino lowercases them))");
+    CHECK(
+        only_error(text) ==
+        R"(objects[1].name: duplicate object "C.S.Orders" (object names are compared case-insensitively: Trino lowercases them))");
   }
   SECTION("column, exact and differing only in case") {
     const std::string text = kHead + R"(objects:
@@ -397,15 +401,18 @@ TEST_CASE("unknown users in assignments, grants and owners", "[load]") {
 }
 
 TEST_CASE("a bad privilege names the privilege entry", "[load]") {
-  CHECK(only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.t, privileges: [SELECT, READ]}]\n") ==
-        R"(grants[0].privileges[1]: unknown privilege "READ" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))");
-  CHECK(only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.t, privileges: [select]}]\n") ==
-        R"(grants[0].privileges[0]: unknown privilege "select" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))");
+  CHECK(
+      only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.t, privileges: [SELECT, READ]}]\n") ==
+      R"(grants[0].privileges[1]: unknown privilege "READ" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))");
+  CHECK(
+      only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.t, privileges: [select]}]\n") ==
+      R"(grants[0].privileges[0]: unknown privilege "select" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))");
 }
 
 TEST_CASE("a grant on an exact unknown object is an error, a wildcard is not", "[load]") {
-  CHECK(only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.nope, privileges: [SELECT]}]\n") ==
-        R"(grants[0].object: unknown object "c.s.nope" (use * in a part to grant on names the snapshot does not list))");
+  CHECK(
+      only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s.nope, privileges: [SELECT]}]\n") ==
+      R"(grants[0].object: unknown object "c.s.nope" (use * in a part to grant on names the snapshot does not list))");
   auto s = must_parse(kHead + kObjects + R"(grants:
   - {principal: {role: r1}, object: "c.s.*", privileges: [SELECT]}
   - {principal: {role: r1}, object: "other.*.*", privileges: [SELECT]}
@@ -424,8 +431,9 @@ TEST_CASE("object names must have three parts and no '*'", "[load]") {
         R"(objects[0].name: object name "c.s.*": '*' is reserved for grant patterns)");
   CHECK(only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: c.s, privileges: [SELECT]}]\n") ==
         R"(grants[0].object: object name "c.s" must have three parts: catalog.schema.object)");
-  CHECK(only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: \"c.s.t*\", privileges: [SELECT]}]\n") ==
-        R"(grants[0].object: object name "c.s.t*": '*' must stand alone as a whole part)");
+  CHECK(
+      only_error(kHead + kObjects + "grants: [{principal: {role: r1}, object: \"c.s.t*\", privileges: [SELECT]}]\n") ==
+      R"(grants[0].object: object name "c.s.t*": '*' must stand alone as a whole part)");
   const Names empty_part = must_fail(kHead + "objects: [{name: c..t}]\n");
   REQUIRE(empty_part.size() == 1);
   CHECK(empty_part[0] == "objects[0].name: object name part must not be empty");
@@ -468,7 +476,8 @@ TEST_CASE("a control character in a name is an error naming the entry", "[load]"
     "users": [{"name": "alice"}, {"name": "bo\u0007b"}]})";
   const Names errors = must_fail(json);
   REQUIRE(errors.size() == 1);
-  CHECK(errors[0] == R"(users[1].name: user name "bo\u0007b" contains a control character, which engines cannot quote)");
+  CHECK(errors[0] ==
+        R"(users[1].name: user name "bo\u0007b" contains a control character, which engines cannot quote)");
 
   const std::string yaml = kHead + "objects:\n  - name: \"c.s.t\\nx\"\n";
   CHECK(only_error(yaml) ==
@@ -476,7 +485,8 @@ TEST_CASE("a control character in a name is an error naming the entry", "[load]"
 
   const std::string column = kHead + "objects:\n  - name: c.s.t\n    columns: [{name: \"a\\u0085b\"}]\n";
   CHECK(only_error(column) ==
-        "objects[0].columns[0].name: column name \"a\xC2\x85" "b\" contains a control character, which engines cannot quote");
+        "objects[0].columns[0].name: column name \"a\xC2\x85"
+        "b\" contains a control character, which engines cannot quote");
 }
 
 TEST_CASE("invalid UTF-8 is refused", "[load]") {
@@ -504,7 +514,8 @@ generated_at: "2026-11-30T12:00:00"
   const std::string feb30 = kHead + R"(role_assignments:
   - {role: r1, user: alice, expires_at: "2026-02-30T00:00:00Z"}
 )";
-  CHECK(only_error(feb30) == R"(role_assignments[0].expires_at: not an RFC 3339 time with a zone: "2026-02-30T00:00:00Z")");
+  CHECK(only_error(feb30) ==
+        R"(role_assignments[0].expires_at: not an RFC 3339 time with a zone: "2026-02-30T00:00:00Z")");
   const std::string missing = "version: 1\n";
   CHECK(only_error(missing) == "generated_at: is required (a string)");
 }
@@ -522,10 +533,12 @@ grants:
 )";
   tw::SnapshotLoad r = tw::parse_snapshot(text);
   CHECK_FALSE(r.snapshot.has_value());
-  CHECK(twtest::error_strings(r.errors) ==
-        Names{R"(role_assignments[0].role: unknown role "nope")",
-              R"(objects[0].columns[1].tags[0]: unknown classification "PIII")",
-              R"(grants[0].privileges[0]: unknown privilege "READ" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))"});
+  CHECK(
+      twtest::error_strings(r.errors) ==
+      Names{
+          R"(role_assignments[0].role: unknown role "nope")",
+          R"(objects[0].columns[1].tags[0]: unknown classification "PIII")",
+          R"(grants[0].privileges[0]: unknown privilege "READ" (expected SELECT, INSERT, UPDATE, DELETE or OWNERSHIP))"});
   REQUIRE(r.errors.size() == 3);
   CHECK(r.errors[1].path == "objects[0].columns[1].tags[0]");
   CHECK(r.errors[1].message == R"(unknown classification "PIII")");
@@ -560,7 +573,8 @@ policies:
     return;
   }
   const tw::ObjectPolicy& op = twtest::object(*pc.policy_set, "c.s.t");
-  INFO("the deny policy was accepted and compiled, but alice keeps: " << Catch::Detail::stringify(twtest::privs(op, 0)));
+  INFO(
+      "the deny policy was accepted and compiled, but alice keeps: " << Catch::Detail::stringify(twtest::privs(op, 0)));
   const tw::AccessClass* ua = twtest::find_access(op, 0);
   const bool alice_selects = ua != nullptr && ua->access.privileges.has(tw::Privilege::Select);
   CHECK_FALSE(alice_selects);
@@ -592,4 +606,36 @@ TEST_CASE("the demo snapshot loads", "[load]") {
   REQUIRE(r.errors.empty());
   CHECK(r.snapshot->users.size() == 7);
   CHECK(r.snapshot->objects.size() == 5);
+}
+
+TEST_CASE("a policy's domain is checked as an object's is, and must be carried by some object", "[load][policies]") {
+  const std::string head = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: alice}]
+objects:
+  - {name: c.s.t, domain: finance/payables, columns: [{name: id}]}
+grants:
+  - {principal: {user: alice}, object: c.s.t, privileges: [SELECT]}
+policies:
+)";
+  for (const char* domain : {"finance", "finance/payables"}) {
+    INFO(domain);
+    must_parse(head + "  - {name: d, type: deny, scope: {domain: \"" + domain + "\"}}\n");
+  }
+  SECTION("a malformed domain names the scope") {
+    for (const char* domain : {"finance/", "/finance", "finance//payables"}) {
+      INFO(domain);
+      const auto errors = must_fail(head + "  - {name: d, type: deny, scope: {domain: \"" + domain + "\"}}\n");
+      REQUIRE(errors.size() == 1);
+      CHECK_THAT(errors[0], Catch::StartsWith("policies[0].scope.domain: ") && Catch::Contains("domain part"));
+    }
+  }
+  SECTION("a domain no object carries would deny nothing: refused") {
+    for (const char* domain : {"fin", "payables", "finance/pay", "Finance"}) {
+      INFO(domain);
+      const auto errors = must_fail(head + "  - {name: d, type: deny, scope: {domain: \"" + domain + "\"}}\n");
+      REQUIRE(errors.size() == 1);
+      CHECK_THAT(errors[0], Catch::StartsWith("policies[0].scope.domain: unknown domain"));
+    }
+  }
 }

@@ -309,3 +309,56 @@ TEST_CASE("starrocks policies: a changed row filter is added before grants and t
   live.owned = plan.desired;
   CHECK(sr::diff_statements(plan, live).empty());
 }
+
+TEST_CASE("starrocks policies: a row filter names a mixed-case column exactly and keeps its spelling") {
+  const std::string snapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: ann, attributes: {region: EU}}
+roles: [analyst]
+role_assignments:
+  - {role: analyst, user: ann}
+objects:
+  - name: c.s.orders
+    kind: table
+    columns:
+      - {name: id, type: bigint}
+      - {name: Region, type: varchar}
+grants:
+  - {principal: {role: analyst}, object: "c.s.*", privileges: [SELECT]}
+policies:
+  - {name: eu_rows, type: row_filter, scope: {object: c.s.orders},
+     condition: {column: %COLUMN%, op: eq, value: {"$user": "attributes.region"}}}
+)";
+  auto with_column = [&](const std::string& column) {
+    std::string s = snapshot;
+    s.replace(s.find("%COLUMN%"), 8, column);
+    return model_from_text(s);
+  };
+  tw::Profile trino;
+  trino.name = "tp";
+  trino.engine = tw::Engine::Trino;
+  trino.catalogs = {"c"};
+  auto filter_of = [](const tw::PolicySet& ps) {
+    const auto& op = ps.objects.at(0);
+    REQUIRE(op.classes.size() == 1);
+    return json::parse(op.classes[0].access.row_filter);
+  };
+  SECTION("the exact name resolves: the engine's spelling on each engine") {
+    auto m = with_column("Region");
+    CHECK(filter_of(compile_ok(*m, sr_profile()))["column"] == "Region");
+    CHECK(filter_of(compile_ok(*m, trino))["column"] == "region");
+    const sr::Plan plan = plan_ok(compile_ok(*m, sr_profile()), {sr::Dialect::StarRocks, {true, true}});
+    REQUIRE(plan.desired.row_policies.size() == 1);
+    const auto& p = plan.desired.row_policies.begin()->second;
+    REQUIRE(p.columns.size() == 1);
+    CHECK(p.columns[0].first == "Region");
+    CHECK(sr::sql::create_row_policy(p).find("THEN `tw_a0` = 'EU'") != std::string::npos);
+    CHECK(plan.findings.empty());
+  }
+  SECTION("another case is another name (seed 004): no rows on every engine") {
+    auto m = with_column("region");
+    CHECK(filter_of(compile_ok(*m, sr_profile())) == json{{"false", true}});
+    CHECK(filter_of(compile_ok(*m, trino)) == json{{"false", true}});
+  }
+}
