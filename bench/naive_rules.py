@@ -118,6 +118,8 @@ def main():
             privs = d.get("privileges") or []
             if not privs:
                 continue
+            if d.get("grant_select"):  # a view owner: Trino asks for GRANT_SELECT when others read the view
+                privs = privs + ["GRANT_SELECT"]
             user = eu(d["user"])
             rule = {"user": f"^{esc(user)}$", **where, "privileges": privs}
             denied = d.get("denied_columns") or []

@@ -42,6 +42,7 @@ class ProfileCompiler {
     map_catalogs(ps);
     map_grants();
     index_grants();
+    index_view_owners();
     policy_keys_ = policy_keys(m_);
     collect_objects(ps);
     restrict_creation(ps);
@@ -182,7 +183,8 @@ class ProfileCompiler {
       const std::vector<std::size_t> covering = covering_grants(op.engine_name);
       const std::vector<std::size_t> gated = gated_tags(op);
       const bool reached = !s_.policies.empty() && !s_.users.empty() && !judge_policies(m_, op, 0).empty();
-      memo->object_digests.push_back(keys.object(op, covering, gated, reached));
+      const std::vector<std::size_t>& owners = view_owners_of(op.object);
+      memo->object_digests.push_back(keys.object(op, covering, gated, reached, owners));
       std::vector<std::pair<std::string, std::vector<std::string>>> unsatisfiable;
       if (auto it = before.find(memo->object_digests.back()); it != before.end()) {
         op.classes = previous_->classes[it->second];
@@ -190,7 +192,7 @@ class ProfileCompiler {
         ++out.reused_objects;
       } else {
         object_unsatisfiable_.clear();
-        decide_object(op, covering, gated);
+        decide_object(op, covering, gated, owners);
         for (auto& [policy, users] : object_unsatisfiable_) {
           unsatisfiable.emplace_back(policy, std::vector<std::string>(users.begin(), users.end()));
         }
@@ -242,7 +244,8 @@ class ProfileCompiler {
     return tags;
   }
 
-  void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags) {
+  void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags,
+                     const std::vector<std::size_t>& view_owners) {
     const GrantPartition& partition = partitions_.by_grants(covering);
     for (const auto& group : partitions_.by_clearance(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
@@ -257,6 +260,7 @@ class ProfileCompiler {
         apply_policies(op, std::move(cls));
       }
     }
+    if (!view_owners.empty()) mark_view_owners(op, view_owners);
     std::sort(op.classes.begin(), op.classes.end(), [](const AccessClass& a, const AccessClass& b) {
       return std::tie(a.access, a.granted, a.reasons, *a.users) < std::tie(b.access, b.granted, b.reasons, *b.users);
     });
@@ -312,6 +316,55 @@ class ProfileCompiler {
                         join_words(missing));
     }
     return {std::move(access), std::move(reasons)};
+  }
+
+  // On Trino a view queried by anyone but its owner reads its base objects as the owner, and
+  // Trino asks for GRANT_SELECT there (checkCanCreateViewWithSelectFromColumns): without it a
+  // DEFINER view, or a materialized view, is refused to everybody else. Owners of the listed
+  // views that read an object are indexed here, per object they read.
+  void index_view_owners() {
+    if (p_.engine != Engine::Trino) return;
+    for (const auto& o : s_.objects) {
+      if (o.kind == ObjectKind::Table || !o.owner) continue;
+      if (o.view_security == ViewSecurity::Invoker) continue;  // read as the querying user
+      const std::size_t owner = m_.user_index.at(*o.owner);
+      for (const auto& base : o.depends_on) view_owners_[m_.object_index.at(base)].push_back(owner);
+    }
+    for (auto& [object, owners] : view_owners_) {
+      std::sort(owners.begin(), owners.end());
+      owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+    }
+  }
+
+  const std::vector<std::size_t>& view_owners_of(std::size_t object) const {
+    static const std::vector<std::size_t> none;
+    const auto it = view_owners_.find(object);
+    return it == view_owners_.end() ? none : it->second;
+  }
+
+  // Those owners, where they may read the object, may also let their views read it: their
+  // classes are split off with grant_select. Nobody else gets it, so a view they did not
+  // list in the snapshot cannot be used to pass data on.
+  void mark_view_owners(ObjectPolicy& op, const std::vector<std::size_t>& owners) {
+    std::vector<AccessClass> classes;
+    for (auto& cls : op.classes) {
+      std::vector<std::size_t> owning, others;
+      if (cls.access.privileges.has(Privilege::Select)) {
+        for (std::size_t u : *cls.users) {
+          (std::binary_search(owners.begin(), owners.end(), u) ? owning : others).push_back(u);
+        }
+      }
+      if (owning.empty()) {
+        classes.push_back(std::move(cls));
+        continue;
+      }
+      AccessClass granting{others.empty() ? cls.users : lists_.get(std::move(owning)), cls.granted, cls.access,
+                           cls.reasons};
+      granting.access.grant_select = true;
+      if (!others.empty()) classes.push_back({lists_.get(std::move(others)), cls.granted, cls.access, cls.reasons});
+      classes.push_back(std::move(granting));
+    }
+    op.classes = std::move(classes);
   }
 
   // Access policies depend on each user's attributes and roles: judge them once
@@ -382,9 +435,10 @@ class ProfileCompiler {
   std::vector<std::size_t> touched_keys_;
   PolicyKeys policy_keys_;
   std::vector<bool> restricted_;
-  std::shared_ptr<CompileMemo> memo_;                                  ///< this compile's, left for the next
-  std::map<std::string, std::set<std::string>> unsatisfiable_;         // policy -> users for whom it means no rows
-  std::map<std::string, std::set<std::string>> object_unsatisfiable_;  // the same, for the object being decided
+  std::unordered_map<std::size_t, std::vector<std::size_t>> view_owners_;  // object -> owners of views reading it
+  std::shared_ptr<CompileMemo> memo_;                                      ///< this compile's, left for the next
+  std::map<std::string, std::set<std::string>> unsatisfiable_;             // policy -> users for whom it means no rows
+  std::map<std::string, std::set<std::string>> object_unsatisfiable_;      // the same, for the object being decided
   const CompileMemo* previous_ = nullptr;
 };
 

@@ -28,9 +28,10 @@ class MemoKeys {
   /// Every grant: the rules for unlisted names read these.
   std::string grants() const;
   /// One object's key: `covering` are its grants, `gated` its gated tags (indices, sorted),
-  /// `reached` whether an access policy's scope reaches it.
+  /// `reached` whether an access policy's scope reaches it, `view_owners` the owners of
+  /// views that read it (user indices, sorted).
   std::string object(const ObjectPolicy& op, const std::vector<std::size_t>& covering,
-                     const std::vector<std::size_t>& gated, bool reached);
+                     const std::vector<std::size_t>& gated, bool reached, const std::vector<std::size_t>& view_owners);
 
  private:
   const std::string& grant(std::size_t g);

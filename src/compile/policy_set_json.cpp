@@ -43,6 +43,7 @@ nlohmann::json to_json(const PolicySet& ps) {
       if (!a.denied_columns.empty()) d["denied_columns"] = a.denied_columns;
       if (!a.masks.empty()) d["masks"] = masks_json(a.masks);
       if (!a.row_filter.empty()) d["row_filter"] = nlohmann::json::parse(a.row_filter);
+      if (a.grant_select) d["grant_select"] = true;
       if (!cls->reasons.empty()) d["reasons"] = cls->reasons;
       decisions.push_back(std::move(d));
     }
@@ -53,6 +54,7 @@ nlohmann::json to_json(const PolicySet& ps) {
           {"users", names}, {"privileges", a.privileges.names()}, {"denied_columns", a.denied_columns}};
       if (!a.masks.empty()) cls["masks"] = masks_json(a.masks);
       if (!a.row_filter.empty()) cls["row_filter"] = nlohmann::json::parse(a.row_filter);
+      if (a.grant_select) cls["grant_select"] = true;
       access.push_back(std::move(cls));
     }
     json column_gates = json::object();

@@ -91,6 +91,18 @@ class Reference:
         return bool(roles & self.held.get(uname, set()))
 
     # ---- objects ---------------------------------------------------------
+    def view_owners(self, o: dict) -> set:
+        """Owners of the listed DEFINER views and materialized views that read o. When anyone
+        else queries such a view, Trino reads o as the view's owner and asks the owner for
+        SELECT with GRANT_SELECT there; only these owners may pass o on through a view."""
+        owners = set()
+        for v in self.snap["objects"]:
+            if v["kind"] == "table" or "owner" not in v or v.get("view_security") == "invoker":
+                continue
+            if o["name"] in v.get("depends_on", []):
+                owners.add(v["owner"])
+        return owners
+
     def visible(self, o: dict, prof: Profile) -> bool:
         return o["name"].split(".")[0] in prof.catalogs
 
@@ -261,6 +273,10 @@ class EngineView:
             return {"allow": op.upper() in privs}
         if op in ("create_table", "create_mv"):
             return {"allow": "OWNERSHIP" in privs}
+        if op == "view_owner_select":
+            uname, o, _ = self.resolve(q["user"], q["catalog"], q["schema"], q["table"])
+            owner = o is not None and uname in self.ref.view_owners(o)
+            return {"allow": owner and "SELECT" in privs and not any(c in denied for c in cols)}
         if op == "filter_columns":
             if not privs:
                 return {"columns": []}

@@ -580,6 +580,8 @@ def build_queries(ref, prof, ev, rng, names):
             for op in WRITE_OPS:
                 add(u, c, s, t, op)
             add(u, c, s, t, "filter_columns", cols)
+            add(u, c, s, t, "view_owner_select", [])
+            add(u, c, s, t, "view_owner_select", cols)
         for c, s, t, cols in hidden:
             add(u, c, s, t, "select", [])
             add(u, c, s, t, "select", cols)

@@ -24,6 +24,7 @@ cat > "$tmp/rules.json" <<'JSON'
  "tables":[
   {"user":"^(?:farid)$","catalog":"demo_warehouse","schema":"finance","table":"invoices","privileges":["SELECT"]},
   {"catalog":"demo_warehouse","schema":"finance","table":"invoices","privileges":[]},
+  {"user":"vera","catalog":"demo_warehouse","schema":"finance","table":"raw","privileges":["SELECT","GRANT_SELECT"],"columns":[{"name":"iban","allow":false}]},
   {"user":"alice","catalog":"demo_warehouse","schema":"finance","table":".*","privileges":["SELECT","INSERT"],"columns":[{"name":"iban","allow":false}]},
   {"user":"bob","catalog":"demo_warehouse","schema":"finance","table":"raw","privileges":["SELECT"],
    "columns":[{"name":"iban","allow":false},{"name":"email","mask":"'***'"}],"filter":"region = 'EU'"},
@@ -38,6 +39,10 @@ cat > "$tmp/cases.tsv" <<'CASES'
 {"op":"select","user":"farid","catalog":"demo_warehouse","schema":"finance","table":"invoices","columns":[]}	{"allow":true}
 {"op":"select","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"invoices","columns":[]}	{"allow":false}
 {"op":"select","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id"]}	{"allow":true}
+{"op":"view_owner_select","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id"]}	{"allow":false}
+{"op":"view_owner_select","user":"vera","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id"]}	{"allow":true}
+{"op":"view_owner_select","user":"vera","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id","iban"]}	{"allow":false}
+{"op":"select","user":"vera","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id"]}	{"allow":true}
 {"op":"select","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":["id","iban"]}	{"allow":false}
 {"op":"select","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"raw","columns":[]}	{"allow":true}
 {"op":"insert","user":"alice","catalog":"demo_warehouse","schema":"finance","table":"raw"}	{"allow":true}

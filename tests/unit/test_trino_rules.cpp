@@ -491,3 +491,76 @@ grants:
     CHECK(evaluate(j, stranger, {"c", "s", "cust"}).privileges.empty());
   }
 }
+
+TEST_CASE("owners of DEFINER views and materialized views get GRANT_SELECT on what their views read, nobody else",
+          "[trino][views]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: owner}
+  - {name: reader}
+  - {name: invoker_owner}
+  - {name: mv_owner}
+  - {name: blind_owner}
+roles: [analyst, steward]
+role_assignments:
+  - {role: analyst, user: owner}
+  - {role: analyst, user: reader}
+  - {role: analyst, user: invoker_owner}
+  - {role: analyst, user: mv_owner}
+  - {role: steward, user: owner}
+  - {role: steward, user: mv_owner}
+classifications:
+  - {name: PII, clearance: [{type: role, name: steward}]}
+objects:
+  - name: lake.s.orders
+    kind: table
+    columns: [{name: id, type: bigint}, {name: email, type: varchar, tags: [PII]}]
+  - name: lake.s.other
+    kind: table
+    columns: [{name: id, type: bigint}]
+  - {name: lake.s.v, kind: view, owner: owner, depends_on: [lake.s.orders], columns: [{name: id, type: bigint}]}
+  - {name: lake.s.iv, kind: view, owner: invoker_owner, view_security: invoker, depends_on: [lake.s.orders],
+     columns: [{name: id, type: bigint}]}
+  - {name: lake.s.mv, kind: materialized_view, owner: mv_owner, depends_on: [lake.s.v],
+     columns: [{name: id, type: bigint}]}
+  - {name: lake.s.bv, kind: view, owner: blind_owner, depends_on: [lake.s.other], columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {role: analyst}, object: "lake.s.*", privileges: [SELECT]}
+)";
+  auto m = model_of(text);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"lake"}));
+  auto grant_select = [&](const std::string& object, const std::string& user) {
+    const tw::AccessClass* cls = find_access(twtest::object(ps, object), user_index(*m, user));
+    return cls != nullptr && cls->access.grant_select;
+  };
+  // The DEFINER view's owner on its base; the materialized view's owner on the view it reads
+  // (which carries PII from orders: mv_owner is cleared for it).
+  CHECK(grant_select("lake.s.orders", "owner"));
+  CHECK(grant_select("lake.s.v", "mv_owner"));
+  // Readers, INVOKER views' owners, owners on objects their views do not read: no.
+  for (const char* user : {"reader", "invoker_owner", "mv_owner", "blind_owner"}) {
+    INFO(user);
+    CHECK_FALSE(grant_select("lake.s.orders", user));
+  }
+  CHECK_FALSE(grant_select("lake.s.v", "owner"));
+  CHECK_FALSE(grant_select("lake.s.other", "owner"));
+  // blind_owner holds no grant on lake.s.other: nothing to pass on, so nothing is added.
+  CHECK(find_access(twtest::object(ps, "lake.s.other"), user_index(*m, "blind_owner")) == nullptr);
+  // The owner's own restrictions stay: a column the owner may not read stays denied with it.
+  CHECK(privs(twtest::object(ps, "lake.s.orders"), user_index(*m, "owner")) == Names{"SELECT"});
+
+  const json j = parse_rules(render_rules(ps));
+  check_terminators(j);
+  auto rule_privileges = [&](const std::string& user, const tw::QualifiedName& n) {
+    return evaluate(j, user, n).privileges;
+  };
+  CHECK(rule_privileges("owner", {"lake", "s", "orders"}) == Names{"SELECT", "GRANT_SELECT"});
+  CHECK(rule_privileges("reader", {"lake", "s", "orders"}) == Names{"SELECT"});
+  CHECK(rule_privileges("invoker_owner", {"lake", "s", "orders"}) == Names{"SELECT"});
+  CHECK(rule_privileges("mv_owner", {"lake", "s", "v"}) == Names{"SELECT", "GRANT_SELECT"});
+  CHECK(rule_privileges("owner", {"lake", "s", "v"}) == Names{"SELECT"});
+  // reader is not cleared for PII: email stays denied; owner is cleared.
+  CHECK(evaluate(j, "reader", {"lake", "s", "orders"}).denied_columns == Names{"email"});
+  CHECK(evaluate(j, "owner", {"lake", "s", "orders"}).denied_columns.empty());
+}

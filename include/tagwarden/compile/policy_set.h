@@ -38,6 +38,11 @@ struct Access {
   /// Resolved row filter as canonical JSON (engine-neutral condition with the
   /// principal's values bound as literals; {"false":true} = no rows); empty = no filter.
   std::string row_filter;
+  /// Trino: the principal owns a listed DEFINER view or materialized view that reads this
+  /// object, and holds SELECT on it. Trino reads a view's base objects as its owner when
+  /// anyone else queries it, and asks for GRANT_SELECT there
+  /// (checkCanCreateViewWithSelectFromColumns); only those owners get it.
+  bool grant_select = false;
   auto operator<=>(const Access&) const = default;
 };
 

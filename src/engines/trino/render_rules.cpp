@@ -16,13 +16,14 @@ using nlohmann::json;
 
 json table_rule(const std::vector<std::string>& users, const QualifiedName& name, PrivilegeSet privileges,
                 const std::vector<std::string>& denied_columns, const std::vector<ColumnMask>& masks = {},
-                const std::string& row_filter = {}) {
+                const std::string& row_filter = {}, bool grant_select = false) {
   json rule = json::object();
   if (!users.empty()) rule["user"] = exact_alternation(users);
   rule["catalog"] = "^" + regex_literal(name.catalog) + "$";
   if (name.schema != "*") rule["schema"] = "^" + regex_literal(name.schema) + "$";
   if (name.table != "*") rule["table"] = "^" + regex_literal(name.table) + "$";
   rule["privileges"] = privileges.names();
+  if (grant_select) rule["privileges"].push_back("GRANT_SELECT");
   std::map<std::string, json> columns;
   for (const auto& c : denied_columns) columns[c] = {{"name", c}, {"allow", false}};
   for (const auto& m : masks) columns[m.column] = {{"name", m.column}, {"mask", mask_expression(m)}};
@@ -58,7 +59,7 @@ class BroadCoverage {
     bool plain = true;
     for (const auto& cls : op.classes) {
       const Access& a = cls.access;
-      if (!a.denied_columns.empty() || !a.masks.empty() || !a.row_filter.empty()) return false;
+      if (!a.denied_columns.empty() || !a.masks.empty() || !a.row_filter.empty() || a.grant_select) return false;
       if (a.privileges != cls.granted) plain = false;
     }
     const UnlistedRule* rule = broad_rule(ps_, op.engine_name);
@@ -95,7 +96,8 @@ constexpr std::size_t kOpenEndedMinBytes = 1024;
 std::string rule_line(const json& rule) { return rule.dump(-1, ' ', false, json::error_handler_t::strict); }
 
 json class_rule(const Access& access) {
-  json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter);
+  json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter,
+                         access.grant_select);
   rule.erase("catalog");
   return rule;
 }

@@ -299,6 +299,9 @@ public final class TrinoOracle
             case "create_table" -> accessControl.checkCanCreateTable(ctx, table, ImmutableMap.of());
             case "create_mv" -> accessControl.checkCanCreateMaterializedView(ctx, table, ImmutableMap.of());
             case "create_view" -> accessControl.checkCanCreateView(ctx, table);
+            // What Trino asks of a view's owner for each object the view reads, when anyone
+            // else queries the view (ViewAccessControl): SELECT on the columns and GRANT_SELECT.
+            case "view_owner_select" -> accessControl.checkCanCreateViewWithSelectFromColumns(ctx, table, Optional.empty(), columns(q));
             case "show_columns" -> accessControl.checkCanShowColumns(ctx, table);
             default -> throw new IllegalArgumentException("unknown op: " + op);
         }
