@@ -1,10 +1,89 @@
 #include "tagwarden/util/text.h"
 
-#include <cwctype>
-#include <locale>
+#include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 namespace tw {
+
+namespace {
+
+// Java's lowercase, generated from the JDK Trino runs on (see the file's header to regenerate).
+struct SimpleLowerRange {
+  char32_t first;
+  char32_t last;
+  int stride;  // 1: every code point in [first, last]; 2: every other one (upper/lower pairs)
+  int delta;   // lowercase = cp + delta
+};
+struct FullLower {
+  char32_t cp;
+  const char* utf8;  // String.toLowerCase(Locale.ENGLISH) of the lone code point
+};
+#include "java_lowercase_table.inc"
+
+/// Character.toLowerCase(int).
+char32_t simple_lower(char32_t cp) {
+  const auto* it = std::upper_bound(std::begin(kSimpleLower), std::end(kSimpleLower), cp,
+                                    [](char32_t c, const SimpleLowerRange& r) { return c < r.first; });
+  if (it == std::begin(kSimpleLower)) return cp;
+  --it;
+  if (cp > it->last || (cp - it->first) % static_cast<char32_t>(it->stride) != 0) return cp;
+  return static_cast<char32_t>(static_cast<int>(cp) + it->delta);
+}
+
+const char* full_lower(char32_t cp) {
+  for (const auto& f : kFullLower) {
+    if (f.cp == cp) return f.utf8;
+  }
+  return nullptr;
+}
+
+bool context_lower(char32_t cp) {
+  return std::find(std::begin(kContextLower), std::end(kContextLower), cp) != std::end(kContextLower);
+}
+
+/// Decodes the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong forms, no surrogates,
+/// nothing above U+10FFFF); 0 when there is none, else its length.
+std::size_t decode_utf8(std::string_view text, std::size_t i, char32_t& cp) {
+  const auto b = static_cast<unsigned char>(text[i]);
+  if (b < 0x80) {
+    cp = b;
+    return 1;
+  }
+  const std::size_t len = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+  if (len == 0) return 0;
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};  // shortest form per length
+  const char32_t min = kMin[len];
+  cp = b & (0x7F >> len);
+  if (i + len > text.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto c = static_cast<unsigned char>(text[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace
 
 std::string lowercase_identifier(std::string_view text) {
   bool ascii = true;
@@ -16,41 +95,30 @@ std::string lowercase_identifier(std::string_view text) {
     }
     return out;
   }
-  // Decode UTF-8, fold each code point with the C library's Unicode tables, re-encode.
-  static const std::locale utf8 = [] {
-    try {
-      return std::locale("C.UTF-8");
-    } catch (...) {
-      return std::locale::classic();
-    }
-  }();
-  const auto& ctype = std::use_facet<std::ctype<wchar_t>>(utf8);
   std::string result;
+  result.reserve(text.size() + 1);
   for (std::size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    std::size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
-    if (len == 0 || i + len > text.size()) return out;
-    char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-    cp = static_cast<char32_t>(ctype.tolower(static_cast<wchar_t>(cp)));
-    if (cp < 0x80) {
-      result += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      result += static_cast<char>(0xC0 | (cp >> 6));
-      result += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      result += static_cast<char>(0xE0 | (cp >> 12));
-      result += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      result += static_cast<char>(0x80 | (cp & 0x3F));
+    char32_t cp = 0;
+    const std::size_t len = decode_utf8(text, i, cp);
+    if (len == 0) return out;  // invalid UTF-8: unchanged
+    if (const char* full = full_lower(cp)) {
+      result += full;
     } else {
-      result += static_cast<char>(0xF0 | (cp >> 18));
-      result += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      result += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      result += static_cast<char>(0x80 | (cp & 0x3F));
+      append_utf8(result, simple_lower(cp));
     }
     i += len;
   }
   return result;
+}
+
+bool has_context_dependent_lowercase(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const std::size_t len = decode_utf8(text, i, cp);
+    if (len != 0 && context_lower(cp)) return true;
+    i += len == 0 ? 1 : len;
+  }
+  return false;
 }
 
 std::string join_words(const std::vector<std::string>& items) {
