@@ -75,21 +75,32 @@ USERS = {
 }
 
 EMP = TABLE
+# A DEFINER view over the table, created during setup by the bootstrap admin, who is therefore
+# its owner in Trino and in the snapshot. Others read it as the owner: Trino asks the owner for
+# GRANT_SELECT on the table (ViewAccessControl), which only view owners get.
+VIEW = "demo_warehouse.hr.directory"
+VIEW_OWNER = "tagwarden-e2e-admin"
 
 
 def snapshot():
     col = lambda c: EMP + "." + c  # noqa: E731
-    everyone_but_admin = {"users": ["hr-admin"]}
+    everyone_but_admin = {"users": ["hr-admin", VIEW_OWNER]}
     return {
         "version": 1,
         "generated_at": "2026-11-30T12:00:00Z",
-        "users": [{"name": n, **({"attributes": a} if a else {})} for n, (_, a) in USERS.items()],
+        "users": [{"name": n, **({"attributes": a} if a else {})} for n, (_, a) in USERS.items()]
+        + [{"name": VIEW_OWNER}],
         "roles": ["staff", "manager", "contractor", "intern"],
         "role_assignments": [{"role": r, "user": n} for n, (roles, _) in USERS.items() for r in roles],
         "classifications": [],
         "objects": [{"name": EMP, "kind": "table", "owner": "hr-admin",
-                     "columns": [{"name": c, "type": t} for c, t in COLUMNS]}],
-        "grants": [{"principal": {"role": "staff"}, "object": EMP, "privileges": ["SELECT"]}],
+                     "columns": [{"name": c, "type": t} for c, t in COLUMNS]},
+                    {"name": VIEW, "kind": "view", "owner": VIEW_OWNER, "view_security": "definer",
+                     "depends_on": [EMP], "columns": [{"name": "id", "type": "bigint"},
+                                                      {"name": "name", "type": "varchar"}]}],
+        "grants": [{"principal": {"role": "staff"}, "object": EMP, "privileges": ["SELECT"]},
+                   {"principal": {"user": VIEW_OWNER}, "object": EMP, "privileges": ["SELECT"]},
+                   {"principal": {"role": "staff"}, "object": VIEW, "privileges": ["SELECT"]}],
         "policies": [
             {"name": "ssn_partial", "type": "column_mask", "mask": "partial", "visible_chars": 4,
              "scope": {"column": col("ssn")}, "exempt": everyone_but_admin},
@@ -231,6 +242,12 @@ def expectations():
                 ("rows", [[1]])))
     out.append(("a query predicate cannot probe the raw value", "ann.eu",
                 "SELECT count(*) FROM " + TABLE + " WHERE ssn = '123-45-6789'", ("rows", [[0]])))
+    # The view is read as its owner, who is exempt from every policy on the table: all rows,
+    # whoever asks (the reader's own filter on the table does not apply inside the view).
+    out.append(("a DEFINER view is read as its owner", "ann.eu",
+                "SELECT id FROM " + VIEW + " ORDER BY id", ("rows", [[r[0]] for r in ROWS])))
+    out.append(("a DEFINER view is read as its owner", "intern",
+                "SELECT count(*) FROM " + VIEW, ("rows", [[len(ROWS)]])))
     out.append(("a query cannot widen the filter", "ann.eu",
                 "SELECT count(*) FROM " + TABLE + " WHERE region <> 'EU' OR 1 = 1", ("rows", [[2]])))
     return out
@@ -263,14 +280,19 @@ def setup_sql():
     values = ", ".join("(" + ", ".join(sql_value(v) for v in r) + ")" for r in ROWS)
     return ["CREATE SCHEMA demo_warehouse.hr",
             "CREATE TABLE %s (%s)" % (TABLE, cols),
-            "INSERT INTO %s VALUES %s" % (TABLE, values)]
+            "INSERT INTO %s VALUES %s" % (TABLE, values),
+            "CREATE VIEW %s SECURITY DEFINER AS SELECT id, name FROM %s" % (VIEW, TABLE)]
 
 
 def mutate(what, src, dst):
     doc = json.load(open(src, encoding="utf-8"))
     removed = 0
     for rule in doc.get("tables", []):
-        if what == "masks":
+        if what == "grant_select":
+            if "GRANT_SELECT" in rule.get("privileges", []):
+                removed += 1
+                rule["privileges"] = [p for p in rule["privileges"] if p != "GRANT_SELECT"]
+        elif what == "masks":
             kept = []
             for c in rule.get("columns", []):
                 if "mask" in c:
@@ -330,7 +352,7 @@ def main(argv=None):
     s = sub.add_parser("snapshot")
     s.add_argument("out")
     m = sub.add_parser("mutate")
-    m.add_argument("what", choices=["masks", "filters"])
+    m.add_argument("what", choices=["masks", "filters", "grant_select"])
     m.add_argument("src")
     m.add_argument("dst")
     c = sub.add_parser("check")

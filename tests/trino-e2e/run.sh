@@ -487,7 +487,7 @@ SQL
             e2e_query "$E2E_ADMIN" "$stmt"
             [ "$E2E_Q_RC" = 0 ] || { e2e_fail "setup: $stmt -> $E2E_Q_OUT"; setup_ok=0; }
         done < <(python3 "$E2E_HERE/policy_checks.py" setup-sql)
-        [ "$setup_ok" = 1 ] && e2e_pass "setup: 3 schemas, 4 tables, 16 rows created as $E2E_ADMIN under the bootstrap rules"
+        [ "$setup_ok" = 1 ] && e2e_pass "setup: 3 schemas, 4 tables, a view, 16 rows created as $E2E_ADMIN under the bootstrap rules"
         curl -s --max-time 5 -X POST "$PROXY_URL/_control/switch" >/dev/null
         # Trino refreshes at most every 1 s, on the first check after that: once the bootstrap
         # admin is refused, the upstream document is the one in force.
@@ -613,10 +613,14 @@ e2e_policy_phase() {
 
     # Self-check: the same checks against the rules with one kind of policy removed must fail.
     local what probe want
-    for what in masks filters; do
+    for what in masks filters grant_select; do
         python3 "$E2E_HERE/policy_checks.py" mutate "$what" "$dir/out/trino_main/rules.json" "$served" >/dev/null \
             || { e2e_fail "policies self-check: mutate $what"; continue; }
-        if [ "$what" = masks ]; then
+        if [ "$what" = grant_select ]; then
+            # Without GRANT_SELECT for its owner the DEFINER view is refused to every other reader.
+            probe="SELECT count(*) FROM demo_warehouse.hr.directory"
+            want="ERROR PERMISSION_DENIED: Access Denied: View owner does not have sufficient privileges: View owner 'tagwarden-e2e-admin' cannot create view that selects from demo_warehouse.hr.employees"
+        elif [ "$what" = masks ]; then
             probe="SELECT ssn FROM demo_warehouse.hr.employees WHERE id = 1" want='OK [["123-45-6789"]]'
         else
             probe="$count" want='OK [[9]]'
