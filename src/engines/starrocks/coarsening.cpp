@@ -1,0 +1,75 @@
+#include "coarsening.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tagwarden/engines/starrocks/sql.h"
+#include "tagwarden/util/text.h"
+
+namespace tw::starrocks {
+
+namespace {
+
+bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filter) {
+  const auto cond = nlohmann::json::parse(canonical_filter, nullptr, false);
+  if (cond.is_discarded()) return false;
+  std::map<std::string, std::string> args;
+  for (const auto& c : sql::filter_columns(cond)) {
+    auto it = std::find(op.columns.begin(), op.columns.end(), c);
+    if (it == op.columns.end()) return false;
+    const auto i = static_cast<std::size_t>(it - op.columns.begin());
+    if (i >= op.column_types.size() || sql::mask_type(op.column_types[i]).empty()) return false;
+    args[c] = "a";
+  }
+  return sql::filter_expression(cond, args).has_value();
+}
+
+}  // namespace
+
+Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types) {
+  Coarsening out;
+  const Access& a = cls.access;
+  if (!a.privileges.has(Privilege::Select)) return out;
+  std::vector<std::string> unmaskable;
+  bool denied_gate = false, denied_policy = false;
+  for (const auto& c : a.denied_columns) {
+    (gated_column(op, c) ? denied_gate : denied_policy) = true;
+    if (!caps.masking_policies || column_type(op, c, types).empty()) unmaskable.push_back(c);
+  }
+  bool masks = false;
+  for (const auto& m : a.masks) {
+    masks = true;
+    if (!caps.masking_policies || column_type(op, m.column, types).empty()) unmaskable.push_back(m.column);
+  }
+  const bool filter = !a.row_filter.empty();
+  const bool filter_ok = !filter || (caps.row_access_policies && renderable_filter(op, a.row_filter));
+  if (unmaskable.empty() && filter_ok) return out;
+  std::sort(unmaskable.begin(), unmaskable.end());
+  unmaskable.erase(std::unique(unmaskable.begin(), unmaskable.end()), unmaskable.end());
+  out.columns = unmaskable;
+  out.gates = denied_gate && !unmaskable.empty();
+  out.policies = masks || denied_policy || !filter_ok;
+  std::vector<std::string> what;
+  if (!unmaskable.empty()) {
+    what.push_back("column" + std::string(unmaskable.size() == 1 ? " " : "s ") + join_words(unmaskable) +
+                   (caps.masking_policies ? " cannot be masked (their type cannot be written into a masking policy)"
+                                          : " cannot be masked on this server (no masking policies)"));
+  }
+  if (!filter_ok) {
+    what.push_back(caps.row_access_policies
+                       ? "its row filter cannot be written into a row access policy"
+                       : "its row filter cannot be enforced on this server (no row access policies)");
+  }
+  out.reason = "SELECT withheld on the whole object: " + join_words(what) + " (coarsened, never dropped)";
+  return out;
+}
+
+std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
+  TypeCache types;
+  Coarsening c = coarsening(op, cls, caps, types);
+  if (c.reason.empty()) return std::nullopt;
+  return CoarsenedRead{std::move(c.reason), std::move(c.columns)};
+}
+
+}  // namespace tw::starrocks
