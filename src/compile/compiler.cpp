@@ -40,6 +40,7 @@ class ProfileCompiler {
     ps.generated_at = m_.now;
     map_users(ps, out);
     map_catalogs(ps);
+    refuse_unfoldable_names(out);
     map_grants();
     index_grants();
     index_view_owners();
@@ -91,6 +92,35 @@ class ProfileCompiler {
     }
     std::sort(ps.catalogs.begin(), ps.catalogs.end());
     ps.catalogs.erase(std::unique(ps.catalogs.begin(), ps.catalogs.end()), ps.catalogs.end());
+  }
+
+  // Trino lowercases every identifier with Java's String.toLowerCase, whose final sigma depends on
+  // the word around a capital sigma. A rule keyed by a name folded otherwise would miss the object
+  // Trino sees, which then falls to broader rules: such names fail the profile instead.
+  void refuse_unfoldable_names(ProfileCompile& out) const {
+    if (p_.engine != Engine::Trino) return;
+    auto refuse = [&](const std::string& where, const std::string& name) {
+      out.errors.push_back(where + " " + quote(name) +
+                           " contains a capital sigma (U+03A3), which Trino lowercases to σ or ς depending on "
+                           "the word around it; tagwarden cannot name it exactly in Trino's rules. Write the name "
+                           "in lower case, as Trino lists it");
+    };
+    for (const auto& c : p_.catalogs) {
+      if (has_context_dependent_lowercase(c)) refuse("catalog", c);
+    }
+    for (const auto& [platform, engine] : p_.catalog_map) {
+      if (has_context_dependent_lowercase(engine)) refuse("catalog_map target", engine);
+    }
+    for (const auto& o : s_.objects) {
+      if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
+      if (has_context_dependent_lowercase(o.name.str())) refuse("object", o.name.str());
+      for (const auto& c : o.columns) {
+        if (has_context_dependent_lowercase(c.name)) refuse("column of " + o.name.str(), c.name);
+      }
+    }
+    for (const auto& g : s_.grants) {
+      if (has_context_dependent_lowercase(g.object.str())) refuse("grant on", g.object.str());
+    }
   }
 
   // Grants as (users, privileges), in engine names with "*" catalogs expanded to this profile's catalogs.

@@ -706,3 +706,38 @@ grants:
     CHECK_FALSE(effective.has(tw::Privilege::Select));
   }
 }
+
+TEST_CASE("names Trino lowercases by context (capital sigma) fail a Trino profile; İ folds as Java folds it",
+          "[compiler][names]") {
+  auto snapshot = [](const std::string& table, const std::string& column) {
+    return R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: alice}]
+classifications:
+  - {name: Confidential, clearance: [{type: role, name: steward}]}
+roles: [steward]
+objects:
+  - {name: "wh.fin.)" +
+           table + R"(", kind: table, tags: [Confidential], columns: [{name: ")" + column + R"(", type: varchar}]}
+grants:
+  - {principal: {user: alice}, object: "wh.fin.*", privileges: [SELECT]}
+)";
+  };
+  tw::Profile sr = twtest::trino_profile({"wh"}, "sr");
+  sr.engine = tw::Engine::StarRocks;
+  for (const auto& [table, column] :
+       std::vector<std::pair<std::string, std::string>>{{"ΟΔΟΣ", "id"}, {"orders", "ΚΩΔΙΚΟΣ"}, {"ΣECRET", "id"}}) {
+    INFO(table << " / " << column);
+    auto m = twtest::model_of(snapshot(table, column));
+    const tw::ProfileCompile trino = tw::compile_profile(*m, twtest::trino_profile({"wh"}));
+    CHECK_FALSE(trino.policy_set.has_value());
+    REQUIRE(trino.errors.size() == 1);
+    CHECK_THAT(trino.errors[0], Catch::Contains("capital sigma") && Catch::Contains("Write the name"));
+    CHECK(tw::compile_profile(*m, sr).policy_set.has_value());  // StarRocks keeps names as written
+  }
+  // U+0130 lowercases to "i" + U+0307 in Java: the gated table's own rule must carry that name.
+  auto m = twtest::model_of(snapshot("İnvoices", "id"));
+  const tw::PolicySet ps = twtest::must_compile(*m, twtest::trino_profile({"wh"}));
+  REQUIRE(ps.objects.size() == 1);
+  CHECK(ps.objects[0].engine_name.table == "i\u0307nvoices");
+}
