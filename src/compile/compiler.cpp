@@ -50,7 +50,9 @@ class ProfileCompiler {
     decide_objects(ps, out);
     build_unlisted(ps);
     for (auto& e : policy_limit_errors(p_, ps)) out.errors.push_back(std::move(e));
-    for (auto& f : profile_findings(m_, p_, ps, unsatisfiable_)) out.findings.push_back(std::move(f));
+    if (out.errors.empty()) {  // a failed profile publishes nothing: findings about its rules would mislead
+      for (auto& f : profile_findings(m_, p_, ps, unsatisfiable_)) out.findings.push_back(std::move(f));
+    }
     if (out.errors.empty()) out.policy_set = std::move(ps);
     return out;
   }

@@ -733,6 +733,7 @@ grants:
     CHECK_FALSE(trino.policy_set.has_value());
     REQUIRE(trino.errors.size() == 1);
     CHECK_THAT(trino.errors[0], Catch::Contains("capital sigma") && Catch::Contains("Write the name"));
+    CHECK(trino.findings.empty());  // a failed profile publishes nothing: no findings about its rules
     CHECK(tw::compile_profile(*m, sr).policy_set.has_value());  // StarRocks keeps names as written
   }
   // U+0130 lowercases to "i" + U+0307 in Java: the gated table's own rule must carry that name.
