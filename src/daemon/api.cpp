@@ -51,6 +51,21 @@ std::string query_param(const std::string& target, const std::string& key) {
 
 std::string path_of(const std::string& target) { return target.substr(0, target.find('?')); }
 
+// If-None-Match as RFC 9110 reads it: "*", or a list of entity tags compared weakly (W/ ignored).
+bool etag_matches(std::string_view header, std::string_view etag) {
+  for (std::size_t start = 0; start < header.size();) {
+    std::size_t end = header.find(',', start);
+    if (end == std::string_view::npos) end = header.size();
+    std::string_view tag = header.substr(start, end - start);
+    while (!tag.empty() && (tag.front() == ' ' || tag.front() == '\t')) tag.remove_prefix(1);
+    while (!tag.empty() && (tag.back() == ' ' || tag.back() == '\t')) tag.remove_suffix(1);
+    if (tag.rfind("W/", 0) == 0) tag.remove_prefix(2);
+    if (tag == "*" || tag == etag) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 Api::Api(Daemon& daemon, boost::asio::io_context& io) : daemon_(daemon), io_(io), settings_(daemon.settings()) {
@@ -73,13 +88,16 @@ http::Handler Api::handler(bool rules_only) {
 
 http::Response Api::rules(const http::Exchange& ex, const std::string& profile) {
   if (!daemon_.has_profile(profile)) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (!daemon_.serves_trino_rules(profile))
+    return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it has no Trino rules");
   auto published = daemon_.published(profile);
   const bool ready = published != nullptr;
   const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
   // The body is copied only when it is sent: a conditional GET that matches costs nothing
   // (at L a rules document is 1 GB, and a poll that copied it every time took a core).
   http::Response res;
-  if (ex.request[http::bhttp::field::if_none_match] == etag) {
+  const auto if_none_match = ex.request[http::bhttp::field::if_none_match];
+  if (etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)) {
     res = http::make_response(304, "");
   } else if (ready) {
     res = http::make_response(200, published->artifact.bytes);

@@ -70,8 +70,32 @@ Daemon::~Daemon() { stop(); }
 void Daemon::restore_state() {
   auto map = std::make_shared<PublishedMap>();
   std::lock_guard lock(mu_);
+  const Timestamp now = clock_.now();
   for (const auto& p : config_.profiles) {
-    if (auto stored = store_.load(p.name)) {
+    auto stored = store_.load(p.name);
+    std::optional<Timestamp> valid_until;
+    if (stored && stored->valid_until) {
+      valid_until = parse_timestamp(*stored->valid_until);
+      if (!valid_until || now >= *valid_until) {
+        // Compiled before a role assignment expired: it may grant it still. Never served.
+        log::warn("state_expired", {{"profile", p.name},
+                                    {"valid_until", *stored->valid_until},
+                                    {"message",
+                                     "the last good artifact grants a role assignment that has expired "
+                                     "since: serving deny-all until the first good compile"}});
+        if (p.rules_file) {
+          try {
+            write_file_atomically(*p.rules_file, trino::deny_all_rules().text);
+          } catch (const std::exception& e) {
+            log::error("rules_file_failed", {{"profile", p.name}, {"error", e.what()}});
+          }
+        }
+        stored.reset();
+      }
+    }
+    if (stored) {
+      profiles_[p.name].valid_until = valid_until;
+      if (valid_until && (!next_expiry_ || *valid_until < *next_expiry_)) next_expiry_ = valid_until;
       auto pa = std::make_shared<PublishedArtifact>();
       pa->artifact = std::move(stored->artifact);
       pa->version = stored->version;
@@ -207,8 +231,15 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     } else {
       source_last_ok_at_ = at;
       outcome.source = fetch.status == SourceFetch::Status::Changed ? "changed" : "unchanged";
-      // Unchanged content that was invalid is still invalid; anything else recovered.
-      if (fetch.status == SourceFetch::Status::Unchanged && !snapshot_invalid_) source_last_error_.clear();
+      // Unchanged content that was invalid is still invalid, and the pass says so (a caller
+      // waiting on it must not read success); anything else recovered.
+      if (fetch.status == SourceFetch::Status::Unchanged) {
+        if (snapshot_invalid_) {
+          outcome.snapshot_errors = snapshot_errors_;
+        } else {
+          source_last_error_.clear();
+        }
+      }
     }
   }
   if (fetch.status == SourceFetch::Status::Changed) {
@@ -218,6 +249,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     if (!loaded.snapshot) {
       counters_["tagwarden_snapshot_invalid_total"]++;
       for (const auto& e : loaded.errors) outcome.snapshot_errors.push_back(e.str());
+      snapshot_errors_ = outcome.snapshot_errors;
       source_last_error_ = "invalid snapshot: " + std::to_string(loaded.errors.size()) +
                            " errors, first: " + loaded.errors.front().str();
       source_last_error_at_ = at;
@@ -229,9 +261,13 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       snapshot = snapshot_;
       source_last_error_.clear();
       snapshot_invalid_ = false;
+      snapshot_errors_.clear();
     }
   }
   if (!snapshot) {
+    if (outcome.source_error.empty() && outcome.snapshot_errors.empty())
+      outcome.source_error = "no valid snapshot yet: nothing was compiled";
+    withdraw_expired(now);
     outcome.duration_ms = elapsed_ms(t0);
     log::warn("reconcile_skipped", {{"reason", "no valid snapshot yet"}, {"generation", outcome.generation}});
     return outcome;
@@ -276,7 +312,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     const Previous& prev = previous[i];
     ProfileBuild build = build_profile(
         *model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact, prev.render_cache.get()});
-    entries[i] = finish_profile(profiles[i], std::move(build), elapsed_ms(b0), at);
+    entries[i] = finish_profile(profiles[i], std::move(build), elapsed_ms(b0), at, model->next_expiry());
   });
   for (auto& entry : entries) outcome.profiles.push_back(std::move(entry));
   end_phase("build");  // and publish: each profile as soon as it is built
@@ -297,14 +333,14 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
 }
 
 nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build, double build_ms,
-                                      const std::string& at) {
+                                      const std::string& at, std::optional<Timestamp> valid_until) {
   const auto p0 = std::chrono::steady_clock::now();
   nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
   entry["reused_objects"] = build.compile.reused_objects;
   entry["reused_artifact"] = build.reused_artifact;
   entry["build_ms"] = build_ms;
   const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
-  if (build.artifact) publish(profile, std::move(*build.artifact), entry);
+  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until);
   if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
       entry.value("status", "") == "ok") {
     apply_starrocks(profile, *build.compile.policy_set, entry);
@@ -385,13 +421,43 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
   log::info("applied", {{"profile", profile.name}, {"statements", r.statements}, {"attempts", r.attempts}});
 }
 
-void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry) {
+void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry,
+                     std::optional<Timestamp> valid_until) {
   auto current = published_.load();
   auto it = current->find(profile.name);
   const bool same = it != current->end() && it->second->artifact.sha256 == artifact.sha256;
   entry["sha256"] = artifact.sha256;
   entry["rules"] = artifact.rules;
+  const auto valid_until_text = valid_until ? std::optional<std::string>(format_timestamp(*valid_until)) : std::nullopt;
+  auto record_valid_until = [&] {
+    std::lock_guard lock(mu_);
+    profiles_[profile.name].valid_until = valid_until;
+  };
   if (same && !it->second->restored) {
+    bool stale_meta = false;
+    {
+      std::lock_guard lock(mu_);
+      stale_meta = profiles_[profile.name].valid_until != valid_until;
+    }
+    if (stale_meta) {
+      // The same bytes, now valid until another expiry: only the metadata is rewritten.
+      StoredArtifact meta;
+      meta.artifact.filename = it->second->artifact.filename;
+      meta.artifact.content_type = it->second->artifact.content_type;
+      meta.artifact.rules = it->second->artifact.rules;
+      meta.artifact.sha256 = it->second->artifact.sha256;
+      meta.version = it->second->version;
+      meta.published_at = it->second->published_at;
+      meta.valid_until = valid_until_text;
+      try {
+        store_.save_meta(profile.name, meta);
+      } catch (const std::exception& e) {
+        entry["status"] = "failed";
+        entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
+        return;
+      }
+      record_valid_until();
+    }
     entry["status"] = "ok";
     entry["changed"] = false;
     entry["version"] = it->second->version;
@@ -402,7 +468,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   pa->published_at = format_timestamp(clock_.now());
   pa->artifact = std::move(artifact);
   try {
-    store_.save(profile.name, {pa->artifact, pa->version, pa->published_at});
+    store_.save(profile.name, {pa->artifact, pa->version, pa->published_at, valid_until_text});
     if (profile.rules_file) write_file_atomically(*profile.rules_file, pa->artifact.bytes);
   } catch (const std::exception& e) {
     // Not persisted = not published: a restart must never serve something older than what Trino saw.
@@ -417,6 +483,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     (*next)[profile.name] = pa;
     published_.store(std::move(next));
   }
+  record_valid_until();
   entry["status"] = "ok";
   entry["changed"] = !same;
   entry["version"] = pa->version;
@@ -424,6 +491,42 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
                           {"version", pa->version},
                           {"sha256", pa->artifact.sha256},
                           {"rules", pa->artifact.rules}});
+}
+
+void Daemon::withdraw_expired(Timestamp now) {
+  std::lock_guard publishing(publish_mu_);
+  std::lock_guard lock(mu_);
+  auto next = std::make_shared<PublishedMap>(*published_.load());
+  bool withdrew = false;
+  next_expiry_.reset();
+  for (const auto& p : config_.profiles) {
+    auto& st = profiles_[p.name];
+    if (!st.valid_until || !next->count(p.name)) continue;
+    if (now < *st.valid_until) {
+      if (!next_expiry_ || *st.valid_until < *next_expiry_) next_expiry_ = st.valid_until;
+      continue;
+    }
+    // No snapshot to recompile from, and the artifact may grant an assignment that has
+    // expired: deny-all is what the engines get until a good compile.
+    log::error("artifact_withdrawn", {{"profile", p.name},
+                                      {"valid_until", format_timestamp(*st.valid_until)},
+                                      {"message",
+                                       "a role assignment expired and no valid snapshot is available to "
+                                       "recompile: serving deny-all until the first good compile"}});
+    next->erase(p.name);
+    st.valid_until.reset();
+    st.artifact_sha256.clear();
+    withdrew = true;
+    counters_["tagwarden_artifacts_withdrawn_total{profile=\"" + p.name + "\"}"]++;
+    if (p.rules_file) {
+      try {
+        write_file_atomically(*p.rules_file, trino::deny_all_rules().text);
+      } catch (const std::exception& e) {
+        log::error("rules_file_failed", {{"profile", p.name}, {"error", e.what()}});
+      }
+    }
+  }
+  if (withdrew) published_.store(std::move(next));
 }
 
 std::shared_ptr<SnapshotSource> Daemon::source() const {
@@ -440,6 +543,14 @@ std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& pr
 bool Daemon::has_profile(const std::string& profile) const {
   std::lock_guard lock(mu_);
   return profiles_.count(profile) > 0;
+}
+
+bool Daemon::serves_trino_rules(const std::string& profile) const {
+  std::lock_guard lock(mu_);
+  for (const auto& p : config_.profiles) {
+    if (p.name == profile) return p.engine == Engine::Trino;
+  }
+  return false;
 }
 
 bool Daemon::ready(std::vector<std::string>* not_ready) const {

@@ -71,6 +71,8 @@ class Daemon {
   // Thread-safe readers.
   std::shared_ptr<const PublishedArtifact> published(const std::string& profile) const;
   bool has_profile(const std::string& profile) const;
+  /// True for a configured Trino profile: the only kind with a rules document to serve.
+  bool serves_trino_rules(const std::string& profile) const;
   bool ready(std::vector<std::string>* not_ready = nullptr) const;
   nlohmann::json status() const;
   nlohmann::json findings() const;
@@ -99,12 +101,19 @@ class Daemon {
     std::string artifact_sha256;  ///< the artifact of that build (published): reused when nothing changed
     std::shared_ptr<EngineRenderCache> render_cache;  ///< what the last render computed, by user list
     std::vector<Finding> apply_findings;              ///< StarRocks: drift and translation findings of the last apply
+    std::optional<Timestamp> valid_until;             ///< of the served artifact: its compile's next role expiry
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
   /// Publishes one profile's build and records it in the profile's state; returns its outcome entry.
-  nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at);
-  void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry);
+  /// `valid_until` is the model's earliest upcoming role expiry, stored with the artifact.
+  nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at,
+                                std::optional<Timestamp> valid_until);
+  void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until);
+  /// With no snapshot to recompile from: stops serving every artifact whose valid_until has
+  /// passed (deny-all is served instead, and written to its rules_file), and re-arms the
+  /// expiry timer for the rest. Takes mu_ and publish_mu_.
+  void withdraw_expired(Timestamp now);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;
@@ -122,7 +131,8 @@ class Daemon {
   std::optional<Timestamp> next_expiry_;
   std::string source_last_ok_at_, source_last_error_, source_last_error_at_;
   std::uint64_t generation_ = 0;
-  bool snapshot_invalid_ = false;  ///< the source's current content was refused
+  bool snapshot_invalid_ = false;             ///< the source's current content was refused
+  std::vector<std::string> snapshot_errors_;  ///< why, while it is
   std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;

@@ -65,7 +65,9 @@ WebhookVerdict WebhookVerifier::verify(std::string_view body, std::string_view s
     seen_.erase(seen_order_.front().second);
     seen_order_.pop_front();
   }
-  const std::string key = std::string(timestamp) + "|" + expected;
+  // Keyed by the instant, not its spelling: "1796040000", "01796040000" and the same second in
+  // RFC 3339 are one delivery. (The signature covers the body only, as documented.)
+  const std::string key = std::to_string(ts) + "|" + expected;
   if (!seen_.insert(key).second) return WebhookVerdict::Replayed;
   seen_order_.emplace_back(now, key);
   return WebhookVerdict::Accepted;

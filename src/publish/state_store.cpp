@@ -21,6 +21,7 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile) const
     s.artifact.sha256 = meta.at("sha256").get<std::string>();
     s.version = meta.at("version").get<std::uint64_t>();
     s.published_at = meta.at("published_at").get<std::string>();
+    if (meta.contains("valid_until")) s.valid_until = meta.at("valid_until").get<std::string>();
     if (s.artifact.filename.find('/') != std::string::npos) return std::nullopt;
     s.artifact.bytes = read_file((base / s.artifact.filename).string());
     // A torn or tampered state file must never be served.
@@ -34,12 +35,18 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile) const
 void StateStore::save(const std::string& profile, const StoredArtifact& s) const {
   const auto base = std::filesystem::path(dir_) / "profiles" / profile;
   write_file_atomically((base / s.artifact.filename).string(), s.artifact.bytes);
+  save_meta(profile, s);
+}
+
+void StateStore::save_meta(const std::string& profile, const StoredArtifact& s) const {
+  const auto base = std::filesystem::path(dir_) / "profiles" / profile;
   nlohmann::json meta = {{"filename", s.artifact.filename},
                          {"content_type", s.artifact.content_type},
                          {"rules", s.artifact.rules},
                          {"sha256", s.artifact.sha256},
                          {"version", s.version},
                          {"published_at", s.published_at}};
+  if (s.valid_until) meta["valid_until"] = *s.valid_until;
   write_file_atomically((base / "meta.json").string(), meta.dump(1) + "\n");
 }
 

@@ -448,6 +448,8 @@ def rules_endpoint_content_type_etag_304(c: Ctx):
     eq(r2.headers.get("etag"), etag, "304 ETag")
     r3 = d.rules(headers={"If-None-Match": '"0000"'})
     eq(r3.status, 200, "If-None-Match with another ETag")
+    for header in ('W/' + etag, '"0000", ' + etag, '*'):  # RFC 9110: weak comparison, lists, "*"
+        eq(d.rules(headers={"If-None-Match": header}).status, 304, f"If-None-Match: {header}")
     eq(r3.body, r.body, "body is stable")
     eq(d.req("HEAD", RULES_PATH).status, 200, "HEAD rules")
     eq(d.req("POST", RULES_PATH).status, 405, "POST rules")
@@ -456,6 +458,16 @@ def rules_endpoint_content_type_etag_304(c: Ctx):
     meta = json.loads((d.state_dir / "profiles" / PROFILE / "meta.json").read_text())
     eq('"' + meta["sha256"] + '"', etag, "state meta sha256 = ETag")
     eq((d.state_dir / "profiles" / PROFILE / meta["filename"]).read_bytes(), r.body, "state file = served bytes")
+
+
+@test
+def no_trino_rules_for_a_starrocks_profile(c: Ctx):
+    d = c.daemon(extra_profiles="  - name: sr_main\n    engine: starrocks\n    catalogs: [demo_warehouse]\n").start()
+    d.wait_ready()
+    r = d.get("/v1/profiles/sr_main/trino-rules.json")
+    eq(r.status, 404, "trino-rules.json of a StarRocks profile")
+    check("not a Trino profile" in r.body.decode(), f"body: {r.body[:200]!r}")
+    eq(d.rules().status, 200, "the Trino profile's rules")
 
 
 @test
@@ -928,6 +940,11 @@ def source_failure_keeps_last_good(c: Ctx):
                           "tagwarden_snapshot_invalid_total")
     check(any("ghost.user" in e for e in o.get("snapshot_errors", [])), f"invalid reference: outcome {o}")
     check("ghost.user" in st["source"]["last_error"], f"invalid reference: last_error {st['source']['last_error']!r}")
+    # The same refused content, unchanged: a caller waiting on a recompile must not read success.
+    r = d.recompile()
+    eq(r.status, 422, "recompile while the unchanged source content is still refused")
+    check(any("ghost.user" in e for e in r.json().get("snapshot_errors", [])), f"unchanged refused: {r.json()}")
+    eq(d.webhook().status, 422, "webhook while the unchanged source content is still refused")
     o, st = _failure_case(c, d, "deleted file", lambda: d.snapshot_path.unlink(), "tagwarden_source_errors_total")
     check(o.get("source_error"), f"deleted file: outcome has no source_error: {o}")
     eq(o["source"], "cached", "deleted file: outcome source (the last valid snapshot is recompiled)")

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <new>
@@ -14,6 +15,8 @@
 
 #include "daemon/daemon.h"
 #include "helpers.h"
+#include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/model/document.h"
 
 namespace {
 
@@ -126,4 +129,86 @@ TEST_CASE("a reconcile pass that throws keeps the last good artifacts served and
   daemon.stop();
   loop.join();
   std::filesystem::remove_all(state_dir);
+}
+
+namespace {
+
+const char* kExpiring = R"({
+  "version": 1, "generated_at": "2026-11-30T12:00:00Z",
+  "users": [{"name": "farid"}],
+  "roles": ["steward"],
+  "role_assignments": [{"role": "steward", "user": "farid", "expires_at": "2026-11-30T12:10:00Z"}],
+  "classifications": [{"name": "Confidential", "clearance": [{"type": "role", "name": "steward"}]}],
+  "objects": [{"name": "lake.fin.invoices", "kind": "table", "tags": ["Confidential"],
+               "columns": [{"name": "id", "type": "bigint"}]}],
+  "grants": [{"principal": {"user": "farid"}, "object": "lake.fin.*", "privileges": ["SELECT"]}],
+  "policies": []
+})";
+
+void set_clock(const std::filesystem::path& file, const std::string& at) { std::ofstream(file) << at << "\n"; }
+
+}  // namespace
+
+TEST_CASE("after a restart with no valid snapshot, an artifact is withdrawn once a role expiry it saw passes") {
+  const auto dir = std::filesystem::temp_directory_path() / ("tw-expiry-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto clock = dir / "clock";
+  set_clock(clock, "2026-11-30T12:05:00Z");
+  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
+  tw::Config config;
+  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  config.profiles[0].rules_file = (dir / "rules.json").string();
+  config.daemon.state_dir = (dir / "state").string();
+  config.daemon.reconcile_interval_s = 3600;
+  const std::string deny_all = tw::trino::deny_all_rules().text;
+
+  std::string cleared_sha;
+  {  // farid is cleared until 12:10; the artifact is stored with that expiry
+    auto source = std::make_shared<ScriptedSource>();
+    source->set(kExpiring);
+    tw::Daemon daemon(config, "", source);
+    daemon.restore_state();
+    std::thread loop([&] { daemon.run(); });
+    CHECK(reconcile(daemon).ok());
+    REQUIRE(daemon.published("trino_main"));
+    cleared_sha = daemon.published("trino_main")->artifact.sha256;
+    daemon.stop();
+    loop.join();
+  }
+  {  // restarted while the source serves an invalid snapshot: the stored artifact is served until 12:10
+    auto source = std::make_shared<ScriptedSource>();
+    source->set("{\"version\": 1, \"users\": [");
+    tw::Daemon daemon(config, "", source);
+    daemon.restore_state();
+    std::thread loop([&] { daemon.run(); });
+    const tw::ReconcileOutcome refused = reconcile(daemon);
+    CHECK_FALSE(refused.ok());
+    CHECK_FALSE(refused.snapshot_errors.empty());
+    REQUIRE(daemon.published("trino_main"));
+    CHECK(daemon.published("trino_main")->artifact.sha256 == cleared_sha);
+    // The same refused content again: still not a success for whoever waits on the pass.
+    CHECK_FALSE(reconcile(daemon).ok());
+
+    set_clock(clock, "2026-11-30T12:10:00Z");
+    for (int i = 0; i < 100 && daemon.published("trino_main"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(daemon.published("trino_main") == nullptr);  // deny-all is served instead
+    CHECK_FALSE(daemon.ready());
+    CHECK(tw::read_file((dir / "rules.json").string()) == deny_all);
+    CHECK_THAT(daemon.metrics(), Catch::Contains("tagwarden_artifacts_withdrawn_total{profile=\"trino_main\"} 1"));
+    daemon.stop();
+    loop.join();
+  }
+  {  // restarted again after the expiry: the stored artifact is never served
+    std::filesystem::remove(dir / "rules.json");
+    auto source = std::make_shared<ScriptedSource>();
+    source->set("not json");
+    tw::Daemon daemon(config, "", source);
+    daemon.restore_state();
+    CHECK(daemon.published("trino_main") == nullptr);
+    CHECK(tw::read_file((dir / "rules.json").string()) == deny_all);
+  }
+  ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
+  std::filesystem::remove_all(dir);
 }

@@ -13,6 +13,9 @@ struct StoredArtifact {
   Artifact artifact;
   std::uint64_t version = 0;  ///< increases each time the bytes change
   std::string published_at;   ///< RFC 3339
+  /// RFC 3339: the earliest role expiry the compile that made it saw. Past it the artifact
+  /// may still grant an expired assignment: a daemon that cannot recompile withdraws it.
+  std::optional<std::string> valid_until;
 };
 
 class StateStore {
@@ -22,6 +25,8 @@ class StateStore {
   std::optional<StoredArtifact> load(const std::string& profile) const;
   /// Atomic: artifact first, then its metadata. Throws std::runtime_error on I/O failure.
   void save(const std::string& profile, const StoredArtifact& stored) const;
+  /// Rewrites only the metadata of the artifact already stored (its bytes are not written).
+  void save_meta(const std::string& profile, const StoredArtifact& stored) const;
   const std::string& dir() const { return dir_; }
 
  private:
