@@ -1,5 +1,7 @@
 #include "profile_findings.h"
 
+#include <algorithm>
+
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -32,6 +34,21 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                                       const std::map<std::string, std::set<std::string>>& unsatisfiable) {
   std::vector<Finding> out;
   const Snapshot& snapshot = *model.snapshot;
+  // A catalog no listed object is in is most often a typo in the profile: it fails closed (only
+  // grants on unlisted names reach it), but everyone loses access there without another word.
+  for (const auto& catalog : ps.catalogs) {
+    const bool listed = std::any_of(ps.objects.begin(), ps.objects.end(),
+                                    [&](const ObjectPolicy& op) { return op.engine_name.catalog == catalog; });
+    if (!listed) {
+      out.push_back({Severity::Warning,
+                     "profile_catalog_without_objects",
+                     "catalog " + catalog + " of profile " + profile.name +
+                         " holds no object of the snapshot: only grants on names the snapshot does not list reach "
+                         "it; check the catalog name (and catalog_map)",
+                     profile.name,
+                     {catalog}});
+    }
+  }
   for (const auto& [policy, users] : unsatisfiable) {
     out.push_back({Severity::Warning, "row_filter_unsatisfiable",
                    "row filter " + policy + " cannot be satisfied for " + std::to_string(users.size()) +

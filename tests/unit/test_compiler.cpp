@@ -742,3 +742,22 @@ grants:
   REQUIRE(ps.objects.size() == 1);
   CHECK(ps.objects[0].engine_name.table == "i\u0307nvoices");
 }
+
+TEST_CASE("a profile catalog that holds no listed object is reported", "[compiler][findings]") {
+  auto m = twtest::model_of(R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: alice}]
+objects:
+  - {name: wh.s.t, kind: table, columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {user: alice}, object: "wh.s.t", privileges: [SELECT]}
+)");
+  const tw::ProfileCompile pc = tw::compile_profile(*m, twtest::trino_profile({"wh", "nosuch"}));
+  REQUIRE(pc.policy_set.has_value());
+  std::vector<std::string> flagged;
+  for (const auto& f : pc.findings) {
+    if (f.code == "profile_catalog_without_objects")
+      flagged.insert(flagged.end(), f.subjects.begin(), f.subjects.end());
+  }
+  CHECK(flagged == std::vector<std::string>{"nosuch"});
+}
