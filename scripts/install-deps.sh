@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libboost-all-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
+  libboost-all-dev nlohmann-json3-dev libsimdjson-dev libjemalloc-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
   libmysqlcppconn-dev libspdlog-dev catch2 clang-format
   maven python3 curl mariadb-server mariadb-client wrk
 )

@@ -327,6 +327,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
 #ifdef __GLIBC__
   // A pass frees about as much as it allocated (the previous builds, caches and models);
   // glibc keeps freed heap mapped unless asked, and at scale that is gigabytes held at rest.
+  // (The tagwarden executable uses jemalloc, whose background threads do this; there it is a no-op.)
   ::malloc_trim(0);
 #endif
   return outcome;
