@@ -13,7 +13,7 @@ namespace {
 namespace sr = tw::starrocks;
 
 const char* kUsage =
-    "usage: tagwarden apply --snapshot S --config C --profile P --dsn DSN [--password-file F] "
+    "usage: tagwarden apply --snapshot S --config C --profile P [--dsn DSN] [--password-file F] "
     "[--dialect starrocks|mysql] [--masking auto|on|off] [--now T] [--fail-on-drift] [--output text|json]";
 
 const char* kTeaching = R"(Makes a StarRocks server hold what profile P allows, and nothing else that
@@ -39,6 +39,11 @@ warning quoting the grant); --fail-on-drift makes them exit 1.
 Credentials: --dsn mysql://user@host:port[?tls=...&connect-timeout=...&
 retries=...], password from TAGWARDEN_STARROCKS_PASSWORD or --password-file.
 See `tagwarden plan --help` for the DSN options.
+
+Each of --dsn, --password-file, --dialect and --masking, when not given, is
+the profile's key (dsn, password_file, dialect, masking); a flag overrides
+it. So a profile with `dialect: mysql` is applied in MySQL syntax without
+--dialect. With neither --dsn nor a `dsn` key in P, apply refuses (exit 2).
 
 Exit codes: 0 the server holds the plan; 1 the profile failed to compile or
 render (nothing ran), or drift with --fail-on-drift; 2 invalid input or

@@ -10,16 +10,16 @@ namespace tw::cli {
 
 std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::string& config_path,
                                   const std::optional<std::string>& now, const std::optional<std::string>& profile) {
-  bool ok = true;
+  std::size_t errors = 0;  // every "error:" line printed below, so the total matches what is listed
   ConfigLoad config = load_config_file(config_path);
   for (const auto& e : config.errors) {
     std::cerr << "error: " << config_path << ": " << e.str() << "\n";
-    ok = false;
+    ++errors;
   }
   SnapshotLoad snapshot = load_snapshot_file(snapshot_path);
   for (const auto& e : snapshot.errors) {
     std::cerr << "error: " << snapshot_path << ": " << e.str() << "\n";
-    ok = false;
+    ++errors;
   }
   std::optional<Timestamp> at;
   if (now) {
@@ -27,20 +27,19 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
     if (!at) {
       std::cerr << "error: --now " << quote(*now)
                 << " is not an RFC 3339 time with a zone (e.g. 2026-11-30T12:00:00Z)\n";
-      ok = false;
+      ++errors;
     }
   }
-  if (ok && profile) {
+  if (errors == 0 && profile) {
     auto& profiles = config.config->profiles;
     std::erase_if(profiles, [&](const Profile& p) { return p.name != *profile; });
     if (profiles.empty()) {
       std::cerr << "error: --profile " << quote(*profile) << " is not in " << config_path << "\n";
-      ok = false;
+      ++errors;
     }
   }
-  if (!ok) {
-    const std::size_t n = config.errors.size() + snapshot.errors.size();
-    if (n > 0) std::cerr << n << " error" << (n == 1 ? "" : "s") << "; nothing was compiled\n";
+  if (errors > 0) {
+    std::cerr << errors << " error" << (errors == 1 ? "" : "s") << "; nothing was compiled\n";
     return std::nullopt;
   }
   auto snap = std::make_shared<const Snapshot>(std::move(*snapshot.snapshot));

@@ -21,7 +21,13 @@ cleared in the engines, with the reason for every clearance row:
 then, per profile, the objects and columns the user is refused and which
 granted privileges the gates withhold. Platform admins are not exempt.
 
-Exit codes: 0 explained; 2 invalid input or unknown user.
+A profile that fails to compile (e.g. a StarRocks profile over its
+max_policies_per_tag) is listed with its errors ("failed to compile, nothing
+of this snapshot is enforced from it"; "status": "failed" and "errors" in
+--output json), and the other profiles are still explained.
+
+Exit codes: 0 explained; 1 at least one profile failed to compile (the others
+were explained, as `compile` exits 1); 2 invalid input or unknown user.
 
 Example:
   tagwarden explain --snapshot examples/demo/snapshot.yaml \
@@ -43,13 +49,17 @@ Example:
   }
   auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
-  std::vector<PolicySet> sets;
-  for (auto& cp : compile_all(*inputs)) {
-    if (cp.result.policy_set) sets.push_back(std::move(*cp.result.policy_set));
+  const std::vector<CompiledProfile> compiled = compile_all(*inputs);
+  std::vector<const ProfileCompile*> outcomes;
+  int rc = kExitOk;
+  for (const auto& cp : compiled) {
+    outcomes.push_back(&cp.result);
+    if (!cp.result.policy_set) rc = kExitProfileFailed;
   }
   try {
-    const Explanation e = explain_user(*inputs->model, sets, vm["user"].as<std::string>(),
-                                       {{Engine::Trino, trino::enforced_expressions}}, inputs->config.profiles);
+    const Explanation e =
+        explain_compiled(*inputs->model, inputs->config.profiles, outcomes, vm["user"].as<std::string>(),
+                         {{Engine::Trino, trino::enforced_expressions}});
     if (format == "json") {
       std::cout << to_json(e).dump(1) << "\n";
     } else {
@@ -59,7 +69,7 @@ Example:
     std::cerr << "error: " << e.what() << "\n";
     return kExitInvalidInput;
   }
-  return kExitOk;
+  return rc;
 }
 
 }  // namespace tw::cli

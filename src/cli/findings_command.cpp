@@ -16,7 +16,11 @@ int run_findings(const std::vector<std::string>& args) {
   info    materialized_view_restriction  users who may not create tables/views/MVs on a profile
   error   profile_failed                 a profile that could not be compiled, with why
 
-Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
+Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.
+
+Example:
+  tagwarden findings --snapshot examples/demo/snapshot.yaml \
+      --config examples/demo/profiles.yaml)";
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("snapshot", po::value<std::string>()->required(),
                                                  "governance snapshot, JSON or YAML")(
@@ -26,6 +30,11 @@ Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
       "output", po::value<std::string>()->default_value("text"), "text or json");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
+  const std::string format = vm["output"].as<std::string>();
+  if (format != "text" && format != "json") {
+    std::cerr << "error: --output must be text or json\n";
+    return kExitInvalidInput;
+  }
   auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
@@ -37,7 +46,7 @@ Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.)";
       rc = kExitProfileFailed;
     }
   }
-  if (vm["output"].as<std::string>() == "json") {
+  if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& f : findings) out.push_back(to_json(f));
     std::cout << out.dump(1) << "\n";

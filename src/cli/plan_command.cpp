@@ -38,6 +38,12 @@ else from --password-file; never from the command line.
 --dialect mysql speaks MySQL/MariaDB instead of StarRocks (used by the tests;
 no catalogs, no masking policies).
 
+Each of --dialect, --masking and --password-file, when not given, is the
+profile's key (dialect, masking, password_file); a flag overrides it. The
+profile's `dsn` is not used by plan: it connects only to a --dsn given on the
+command line (apply uses the profile's dsn by default; to see what apply will
+run, pass the same server with --dsn).
+
 Exit codes: 0 planned; 1 the profile failed to compile or render; 2 invalid
 input or arguments; 3 the server could not be reached or read.
 

@@ -30,7 +30,15 @@ deny-all document and /readyz answers 503.
 Trino: security.config-file=http://HOST:PORT/v1/profiles/<profile>/trino-rules.json
 with security.refresh-period (see templates/trino/).
 
-Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.)";
+Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.
+
+Example (the demo config reads its webhook secret and admin token from the
+environment, 16 bytes or more each):
+  TAGWARDEN_WEBHOOK_SECRET=$(openssl rand -hex 24) \
+  TAGWARDEN_DEMO_ADMIN_TOKEN=$(openssl rand -hex 24) \
+      tagwarden serve --config examples/demo/tagwarden.yaml
+  curl http://127.0.0.1:8181/readyz
+  curl http://127.0.0.1:8181/v1/profiles/trino_main/trino-rules.json)";
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("config", po::value<std::string>()->required(),
                                                  "config file (profiles and daemon settings)")(

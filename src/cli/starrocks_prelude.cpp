@@ -12,14 +12,14 @@ void add_starrocks_options(po::options_description& desc, bool apply) {
       "config", po::value<std::string>()->required(), "profiles config, YAML or JSON")(
       "profile", po::value<std::string>()->required(),
       apply ? "the StarRocks profile to apply" : "the StarRocks profile to plan");
-  if (apply) {
-    desc.add_options()("dsn", po::value<std::string>()->required(), "the server: mysql://user@host:port[?options]");
-  } else {
-    desc.add_options()("dsn", po::value<std::string>(),
-                       "plan against this live server: mysql://user@host:port[?options]");
-  }
-  desc.add_options()("password-file", po::value<std::string>(), "file whose first line is the password (env wins)")(
-      "dialect", po::value<std::string>()->default_value("starrocks"), "starrocks or mysql")(
+  desc.add_options()("dsn", po::value<std::string>(),
+                     apply ? "the server: mysql://user@host:port[?options]; default: the profile's `dsn` key"
+                           : "plan against this live server: mysql://user@host:port[?options] (the profile's "
+                             "`dsn` is not used: without --dsn the plan is for an empty server)")(
+      "password-file", po::value<std::string>(),
+      "file whose first line is the password (TAGWARDEN_STARROCKS_PASSWORD wins); default: the profile's "
+      "`password_file` key")("dialect", po::value<std::string>(),
+                             "starrocks or mysql; default: the profile's `dialect` key (starrocks when unset)")(
       "masking", po::value<std::string>(),
       "masking and row access policies: auto (probe the server), on, off; default: the profile's `masking` key "
       "(auto without a server = off)")("now", po::value<std::string>(),
@@ -34,9 +34,10 @@ void add_starrocks_options(po::options_description& desc, bool apply) {
 int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude& out) {
   const char* nothing = apply ? " (nothing was applied; the server keeps its grants)" : "";
   out.format = vm["output"].as<std::string>();
-  const auto requested = optional_string(vm, "masking");
-  const auto dialect = sr::parse_dialect(vm["dialect"].as<std::string>());
-  if ((out.format != "text" && out.format != "json") || !dialect ||
+  const StarRocksFlags flags{optional_string(vm, "dialect"), optional_string(vm, "masking"), optional_string(vm, "dsn"),
+                             optional_string(vm, "password-file")};
+  const auto& requested = flags.masking;
+  if ((out.format != "text" && out.format != "json") || (flags.dialect && !sr::parse_dialect(*flags.dialect)) ||
       (requested && *requested != "auto" && *requested != "on" && *requested != "off")) {
     std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
     return kExitInvalidInput;
@@ -49,16 +50,27 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
               << " profile; plan and apply are for StarRocks profiles\n";
     return kExitInvalidInput;
   }
+  out.settings = resolve_starrocks_settings(flags, out.profile, apply);
+  const auto dialect = sr::parse_dialect(out.settings.dialect);
+  if (!dialect) {  // the config loader accepts only what parse_dialect knows; kept for safety
+    std::cerr << "error: profile " << out.profile.name << ": unknown dialect " << out.settings.dialect << "\n";
+    return kExitInvalidInput;
+  }
+  if (apply && !out.settings.dsn) {
+    std::cerr << "error: apply needs a server: --dsn mysql://user@host:port, or a `dsn` key in profile "
+              << out.profile.name << "\n";
+    return kExitInvalidInput;
+  }
   out.compiled = compile_profile(*out.inputs->model, out.profile);
   if (!out.compiled.policy_set) {
     std::cerr << "profile " << out.profile.name << " FAILED" << nothing << ":\n";
     for (const auto& e : out.compiled.errors) std::cerr << "  " << e << "\n";
     return kExitProfileFailed;
   }
-  const std::string masking = requested.value_or(out.profile.masking);
+  const std::string& masking = out.settings.masking;
   sr::Capabilities caps;
-  if (auto dsn = optional_string(vm, "dsn")) {
-    sr::OpenResult opened = sr::open_server(*dsn, optional_string(vm, "password-file"), *dialect, out.profile.name);
+  if (const auto& dsn = out.settings.dsn) {
+    sr::OpenResult opened = sr::open_server(*dsn, out.settings.password_file, *dialect, out.profile.name);
     if (!opened.session) {
       std::cerr << "error: " << opened.error << "\n";
       return opened.invalid_input ? kExitInvalidInput : kExitOutputFailed;
@@ -66,7 +78,8 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
     out.server = std::move(opened.session);
     caps = out.server->probe.capabilities;
     if (apply && masking == "on" && !caps.masking_policies) {
-      std::cerr << "error: --masking on, but " << out.server->settings.describe()
+      std::cerr << "error: " << (requested ? "--masking on" : "profile masking: on") << ", but "
+                << out.server->settings.describe()
                 << " does not implement masking policies (SHOW MASKING POLICIES failed)\n";
       return kExitInvalidInput;
     }

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "starrocks_settings.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/server.h"
 
@@ -17,14 +18,16 @@ struct StarRocksPrelude {
   std::optional<Inputs> inputs;
   Profile profile;
   ProfileCompile compiled;
-  std::optional<starrocks::ServerSession> server;  ///< set when --dsn was given
+  StarRocksSettings settings;                      ///< flags over the profile's keys
+  std::optional<starrocks::ServerSession> server;  ///< set when there is a server (settings.dsn)
   std::optional<starrocks::Plan> plan;
   std::string format;  ///< text or json
 };
 
-/// Fills `out` and returns -1, or prints why not and returns the exit code. `apply` makes --dsn
-/// required, refuses --masking on against a server without masking policies, and words failures
-/// as "nothing was applied".
+/// Fills `out` and returns -1, or prints why not and returns the exit code. Dialect, masking,
+/// server and password file are the flags', else the profile's (resolve_starrocks_settings).
+/// `apply` needs a server (--dsn or the profile's dsn), refuses masking on against a server
+/// without masking policies, and words failures as "nothing was applied".
 int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude& out);
 
 /// The options both commands take.

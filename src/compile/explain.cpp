@@ -84,13 +84,11 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
   }
 }
 
-}  // namespace
-
-Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name,
-                         const std::map<Engine, ExpressionRenderer>& renderers, const std::vector<Profile>& profiles) {
+// The user's clearances and notes: the part of an explanation no profile changes.
+Explanation explain_clearances(const Model& m, const std::string& name, std::size_t& user) {
   auto it = m.user_index.find(name);
   if (it == m.user_index.end()) throw std::invalid_argument("unknown user " + quote(name) + ": not in the snapshot");
-  const std::size_t user = it->second;
+  user = it->second;
   Explanation e;
   e.user = name;
   e.platform_admin = m.user(user).platform_admin;
@@ -99,54 +97,92 @@ Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_se
   for (const auto& c : m.snapshot->classifications) {
     if (!c.clearance.empty()) e.clearances.push_back(explain_tag(m, user, c));
   }
-  for (const auto& ps : policy_sets) {
-    ProfileExplanation pe;
-    pe.profile = ps.profile;
-    pe.engine_user = ps.users[user].engine_name;
-    pe.may_create =
-        std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
-    for (const auto& op : ps.objects) {
-      Refusal r;
-      r.object = op.engine_name.str();
-      std::set<std::string> tags;
-      for (const auto& t : op.object_gates) {
+  return e;
+}
+
+ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::size_t user,
+                                   const std::map<Engine, ExpressionRenderer>& renderers,
+                                   const std::vector<Profile>& profiles) {
+  ProfileExplanation pe;
+  pe.profile = ps.profile;
+  pe.engine = ps.engine;
+  pe.engine_user = ps.users[user].engine_name;
+  pe.may_create =
+      std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
+  for (const auto& op : ps.objects) {
+    Refusal r;
+    r.object = op.engine_name.str();
+    std::set<std::string> tags;
+    for (const auto& t : op.object_gates) {
+      if (!m.is_cleared(user, t)) {
+        r.whole_object = true;
+        tags.insert(t);
+      }
+    }
+    for (const auto& [col, col_tags] : op.column_gates) {
+      bool refused = false;
+      for (const auto& t : col_tags) {
         if (!m.is_cleared(user, t)) {
-          r.whole_object = true;
+          refused = true;
           tags.insert(t);
         }
       }
-      for (const auto& [col, col_tags] : op.column_gates) {
-        bool refused = false;
-        for (const auto& t : col_tags) {
-          if (!m.is_cleared(user, t)) {
-            refused = true;
-            tags.insert(t);
-          }
-        }
-        if (refused && !r.whole_object) r.columns.push_back(col);
-      }
-      if (tags.empty()) continue;
-      if (r.whole_object) r.columns.clear();
-      r.tags.assign(tags.begin(), tags.end());
-      if (const AccessClass* cls = op.class_of(user)) {
-        r.has_grant = true;
-        PrivilegeSet removed = cls->granted;
-        removed.remove(cls->access.privileges);
-        r.withheld = removed.names();
-      }
-      pe.refusals.push_back(std::move(r));
+      if (refused && !r.whole_object) r.columns.push_back(col);
     }
-    if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
-    for (const auto& op : ps.objects) {
-      if (m.snapshot->policies.empty()) break;
-      ObjectPolicies obj;
-      obj.object = op.engine_name.str();
-      obj.considered = judge_policies(m, op, user);
-      if (obj.considered.empty()) continue;
-      if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
-      if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
-      pe.policies.push_back(std::move(obj));
+    if (tags.empty()) continue;
+    if (r.whole_object) r.columns.clear();
+    r.tags.assign(tags.begin(), tags.end());
+    if (const AccessClass* cls = op.class_of(user)) {
+      r.has_grant = true;
+      PrivilegeSet removed = cls->granted;
+      removed.remove(cls->access.privileges);
+      r.withheld = removed.names();
     }
+    pe.refusals.push_back(std::move(r));
+  }
+  if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
+  for (const auto& op : ps.objects) {
+    if (m.snapshot->policies.empty()) break;
+    ObjectPolicies obj;
+    obj.object = op.engine_name.str();
+    obj.considered = judge_policies(m, op, user);
+    if (obj.considered.empty()) continue;
+    if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
+    if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
+    pe.policies.push_back(std::move(obj));
+  }
+  return pe;
+}
+
+}  // namespace
+
+Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name,
+                         const std::map<Engine, ExpressionRenderer>& renderers, const std::vector<Profile>& profiles) {
+  std::size_t user = 0;
+  Explanation e = explain_clearances(m, name, user);
+  for (const auto& ps : policy_sets) e.profiles.push_back(explain_profile(m, ps, user, renderers, profiles));
+  return e;
+}
+
+Explanation explain_compiled(const Model& m, const std::vector<Profile>& profiles,
+                             const std::vector<const ProfileCompile*>& compiled, const std::string& name,
+                             const std::map<Engine, ExpressionRenderer>& renderers) {
+  if (compiled.size() != profiles.size())
+    throw std::logic_error("explain_compiled: one compile outcome per profile is needed");
+  std::size_t user = 0;
+  Explanation e = explain_clearances(m, name, user);
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const ProfileCompile& c = *compiled[i];
+    if (c.policy_set) {
+      e.profiles.push_back(explain_profile(m, *c.policy_set, user, renderers, profiles));
+      continue;
+    }
+    ProfileExplanation pe;
+    pe.profile = profiles[i].name;
+    pe.engine = profiles[i].engine;
+    pe.failed = true;
+    pe.errors = c.errors;
+    if (pe.errors.empty()) pe.errors.push_back("no policy set was produced");
     e.profiles.push_back(std::move(pe));
   }
   return e;
@@ -159,6 +195,11 @@ nlohmann::json to_json(const Explanation& e) {
     clearances.push_back({{"tag", c.tag}, {"status", c.status}, {"reasons", c.reasons}});
   json profiles = json::array();
   for (const auto& p : e.profiles) {
+    if (p.failed) {
+      profiles.push_back(
+          {{"profile", p.profile}, {"engine", to_string(p.engine)}, {"status", "failed"}, {"errors", p.errors}});
+      continue;
+    }
     json refusals = json::array();
     for (const auto& r : p.refusals) {
       json j = {{"object", r.object}, {"whole_object", r.whole_object}, {"columns", r.columns},
@@ -190,6 +231,8 @@ nlohmann::json to_json(const Explanation& e) {
       policies.push_back(std::move(entry));
     }
     profiles.push_back({{"profile", p.profile},
+                        {"engine", to_string(p.engine)},
+                        {"status", "ok"},
                         {"engine_user", p.engine_user},
                         {"may_create_tables_views_mvs", p.may_create},
                         {"refused", refusals},
@@ -213,6 +256,13 @@ std::string to_text(const Explanation& e) {
     for (const auto& r : c.reasons) out << "      - " << r << "\n";
   }
   for (const auto& p : e.profiles) {
+    if (p.failed) {
+      out << "\nProfile " << p.profile << " (" << to_string(p.engine)
+          << "): failed to compile, nothing of this snapshot is enforced from it (what was last deployed for it, "
+             "if anything, stays in force):\n";
+      for (const auto& err : p.errors) out << "      - " << err << "\n";
+      continue;
+    }
     out << "\nProfile " << p.profile << " (engine user " << p.engine_user << "):\n";
     if (!p.may_create)
       out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";

@@ -71,8 +71,8 @@ TEST_CASE("farid.haddad holds data_steward directly: Cleared", "[explain]") {
   CHECK(conf.reasons == Names{"role data_steward: held directly"});
   const auto& pii = clearance(e, "PII");
   CHECK(pii.status == "Cleared");
-  CHECK(pii.reasons ==
-        Names{"role pii_reader: held directly", "group auditors: not a member; group requirement: not enforced in engines"});
+  CHECK(pii.reasons == Names{"role pii_reader: held directly",
+                             "group auditors: not a member; group requirement: not enforced in engines"});
   REQUIRE(e.profiles.size() == 1);
   CHECK(e.profiles[0].profile == "trino_main");
   CHECK(e.profiles[0].engine_user == "farid.haddad");
@@ -202,4 +202,63 @@ TEST_CASE("explaining an unknown user throws", "[explain]") {
   Demo d;
   CHECK_THROWS_AS(d.explain("nobody"), std::invalid_argument);
   CHECK_THROWS_WITH(d.explain("nobody"), Catch::Contains("\"nobody\""));
+}
+
+TEST_CASE("a profile that failed to compile is explained as failed, in config order", "[explain]") {
+  Demo d;
+  tw::Profile sr;
+  sr.name = "sr_tight";
+  sr.engine = tw::Engine::StarRocks;
+  sr.catalogs = {"demo_warehouse"};
+  sr.max_policies_per_tag = 1;  // Confidential needs 2: the profile fails
+  tw::Profile trino = trino_profile({"demo_warehouse"});
+  const std::vector<tw::Profile> profiles = {sr, trino};
+  const tw::ProfileCompile failed = tw::compile_profile(*d.model, sr);
+  REQUIRE_FALSE(failed.policy_set);
+  REQUIRE_FALSE(failed.errors.empty());
+  const tw::ProfileCompile ok = tw::compile_profile(*d.model, trino);
+  REQUIRE(ok.policy_set);
+
+  const tw::Explanation e = tw::explain_compiled(*d.model, profiles, {&failed, &ok}, "member-sso");
+  REQUIRE(e.profiles.size() == 2);
+  const tw::ProfileExplanation& f = e.profiles[0];
+  CHECK(f.profile == "sr_tight");
+  CHECK(f.engine == tw::Engine::StarRocks);
+  CHECK(f.failed);
+  CHECK(f.errors == failed.errors);
+  CHECK(f.refusals.empty());
+  CHECK(f.policies.empty());
+  CHECK_FALSE(e.profiles[1].failed);
+  CHECK(e.profiles[1].profile == "trino_main");
+  CHECK(e.clearances.size() == 3);
+
+  const std::string text = tw::to_text(e);
+  CHECK_THAT(text, Catch::Contains("\nProfile sr_tight (starrocks): failed to compile, nothing of this snapshot is "
+                                   "enforced from it"));
+  CHECK_THAT(text, Catch::Contains("      - " + failed.errors[0] + "\n"));
+  CHECK_THAT(text, Catch::Contains("max_policies_per_tag = 1"));
+  CHECK(text.find("Profile sr_tight") < text.find("Profile trino_main"));
+
+  const nlohmann::json j = tw::to_json(e);
+  REQUIRE(j["profiles"].size() == 2);
+  CHECK(j["profiles"][0] ==
+        nlohmann::json(
+            {{"profile", "sr_tight"}, {"engine", "starrocks"}, {"status", "failed"}, {"errors", failed.errors}}));
+  CHECK(j["profiles"][1]["status"] == "ok");
+  CHECK(j["profiles"][1]["engine"] == "trino");
+}
+
+TEST_CASE("explain_compiled over profiles that all compiled is explain_user", "[explain]") {
+  Demo d;
+  const tw::Profile trino = trino_profile({"demo_warehouse"});
+  const tw::ProfileCompile ok = tw::compile_profile(*d.model, trino);
+  REQUIRE(ok.policy_set);
+  for (const char* user : {"member-sso", "farid.haddad", "platform-admin"}) {
+    INFO(user);
+    const tw::Explanation a = tw::explain_compiled(*d.model, {trino}, {&ok}, user);
+    const tw::Explanation b = tw::explain_user(*d.model, {*ok.policy_set}, user, {}, {trino});
+    CHECK(tw::to_json(a) == tw::to_json(b));
+    CHECK(tw::to_text(a) == tw::to_text(b));
+  }
+  CHECK_THROWS_AS(tw::explain_compiled(*d.model, {trino}, {&ok}, "nobody"), std::invalid_argument);
 }

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "tagwarden/compile/access_policies.h"
+#include "tagwarden/compile/compiler.h"
 #include "tagwarden/compile/model.h"
 #include "tagwarden/compile/policy_set.h"
 
@@ -44,6 +45,9 @@ using ExpressionRenderer = std::function<nlohmann::json(const Access&)>;
 
 struct ProfileExplanation {
   std::string profile;
+  Engine engine = Engine::Trino;
+  bool failed = false;              ///< the profile did not compile: nothing is enforced from it
+  std::vector<std::string> errors;  ///< why, when failed (everything below is then empty)
   std::vector<ObjectPolicies> policies;
   std::string engine_user;
   std::vector<Refusal> refusals;
@@ -65,6 +69,13 @@ struct Explanation {
 Explanation explain_user(const Model& model, const std::vector<PolicySet>& policy_sets, const std::string& user,
                          const std::map<Engine, ExpressionRenderer>& renderers = {},
                          const std::vector<Profile>& profiles = {});
+
+/// explain_user over the outcome of compiling `profiles` (`compiled[i]` is `profiles[i]`'s), in
+/// config order: a profile that failed to compile appears too, `failed` with its errors, instead
+/// of being left out as if it refused nothing. Throws std::invalid_argument for an unknown user.
+Explanation explain_compiled(const Model& model, const std::vector<Profile>& profiles,
+                             const std::vector<const ProfileCompile*>& compiled, const std::string& user,
+                             const std::map<Engine, ExpressionRenderer>& renderers = {});
 
 nlohmann::json to_json(const Explanation& e);
 std::string to_text(const Explanation& e);
