@@ -1,5 +1,7 @@
 #include "daemon_settings.h"
 
+#include <arpa/inet.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -43,6 +45,68 @@ std::string read_secret(EntryReader& e, const std::string& base, bool required, 
   }
   if (required) e.error(e.path(), "needs " + base + "_env or " + base + "_file");
   return {};
+}
+
+// A listener address as the daemon binds it (src/daemon/http_server.cpp parse_endpoint):
+// IPv4:port, [IPv6]:port or :port (all IPv4 interfaces); names are not resolved.
+// Port 0 asks the kernel for a free port.
+struct ListenAddress {
+  bool v6 = false;
+  std::string address;  // canonical text (inet_ntop)
+  int port = 0;
+  bool unspecified() const { return address == "0.0.0.0" || address == "::"; }
+};
+
+std::optional<ListenAddress> read_listen(EntryReader& e, const std::string& key, const std::string& text) {
+  const std::string path = "server." + key;
+  const auto colon = text.rfind(':');
+  if (text.empty() && key == "rules_listen") {
+    e.error(path, "is empty: give host:port, or leave rules_listen out to serve the rules on server.listen");
+    return std::nullopt;
+  }
+  if (colon == std::string::npos) {
+    e.error(path, "must be host:port, e.g. 127.0.0.1:8181 or [::1]:8181");
+    return std::nullopt;
+  }
+  const std::string port = text.substr(colon + 1);
+  std::string host = text.substr(0, colon);
+  ListenAddress out;
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port) > 65535) {
+    e.error(path, "the port must be a number from 0 to 65535 (0: any free port), e.g. 127.0.0.1:8181");
+    return std::nullopt;
+  }
+  out.port = std::stoi(port);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    out.v6 = true;
+  }
+  if (host.empty() && !out.v6) host = "0.0.0.0";
+  std::string scope;  // [fe80::1%eth0]: asio takes a zone, inet_pton does not
+  if (const auto pct = host.find('%'); out.v6 && pct != std::string::npos && pct + 1 < host.size()) {
+    scope = host.substr(pct);
+    host.resize(pct);
+  }
+  unsigned char bytes[16];
+  char canonical[INET6_ADDRSTRLEN];
+  const int family = out.v6 ? AF_INET6 : AF_INET;
+  if (inet_pton(family, host.c_str(), bytes) != 1 || !inet_ntop(family, bytes, canonical, sizeof canonical)) {
+    e.error(path, host.find(':') != std::string::npos && !out.v6
+                      ? "an IPv6 address is written in brackets, e.g. [::1]:8181"
+                      : "the host must be an IP address (names are not resolved), e.g. 127.0.0.1:8181");
+    return std::nullopt;
+  }
+  out.address = canonical + scope;
+  return out;
+}
+
+// True when both cannot be bound at once: the same address and port, or a wildcard
+// over the other's address ([::] takes IPv4 too on a dual-stack host). Port 0 never clashes.
+bool same_listener(const ListenAddress& a, const ListenAddress& b) {
+  if (a.port == 0 || a.port != b.port) return false;
+  if (a.v6 == b.v6 && a.address == b.address) return true;
+  const auto covers = [](const ListenAddress& w, const ListenAddress& o) { return w.unspecified() && (w.v6 || !o.v6); };
+  return covers(a, b) || covers(b, a);
 }
 
 }  // namespace
@@ -113,7 +177,15 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   if (const std::optional<JsonValue> srv = top.mapping("server", false)) {
     EntryReader e(*srv, "server", top.errors(), {"listen", "rules_listen", "rules_require_token"});
     out.server.listen = e.string("listen", false).value_or(out.server.listen);
-    out.server.rules_listen = e.string("rules_listen", false).value_or("");
+    const std::optional<std::string> rules_listen = e.string("rules_listen", false);
+    out.server.rules_listen = rules_listen.value_or("");
+    const std::optional<ListenAddress> api = read_listen(e, "listen", out.server.listen);
+    const std::optional<ListenAddress> rules =
+        rules_listen ? read_listen(e, "rules_listen", *rules_listen) : std::nullopt;
+    if (api && rules && same_listener(*api, *rules)) {
+      e.error("server.rules_listen", "is the address of server.listen (" + out.server.listen +
+                                         "): give the rules listener its own port, or leave rules_listen out");
+    }
     out.server.rules_require_token = e.boolean("rules_require_token").value_or(false);
   }
   if (auto dir = top.string("state_dir", false)) out.state_dir = *dir;
@@ -146,6 +218,7 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   }
   if (const std::optional<JsonValue> tokens = top.array("tokens", false)) {
     static const std::vector<std::string> kScopes = {"read", "recompile", "validate", "admin"};
+    std::vector<std::size_t> token_paths;  // the index in tokens of each of out.tokens
     for (const auto [i, item] : tokens->indexed()) {
       EntryReader e(item, "tokens", i, top.errors(), {"name", "token_env", "token_file", "scopes"});
       if (!e.is_mapping()) continue;
@@ -159,6 +232,18 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
           e.error(e.path("scopes"), "unknown scope \"" + s + "\" (expected read, recompile, validate or admin)");
         }
       }
+      // A request is matched to a token by its secret: two equal secrets would share
+      // the last one's scopes. The message names the other token, never the secret.
+      if (!t.token.empty()) {
+        for (std::size_t j = 0; j < out.tokens.size(); ++j) {
+          if (out.tokens[j].token == t.token) {
+            e.error(e.path(), "has the same secret as " + index_path("tokens", token_paths[j]) + " (\"" +
+                                  out.tokens[j].name + "\"): every token needs its own secret");
+            break;
+          }
+        }
+      }
+      token_paths.push_back(i);
       out.tokens.push_back(std::move(t));
     }
   }

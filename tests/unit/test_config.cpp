@@ -1,5 +1,8 @@
 // MODEL.md section 3: the profiles config.
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -80,8 +83,10 @@ TEST_CASE("every field of a profile is read, in YAML and JSON alike", "[config]"
 }
 
 TEST_CASE("unknown keys are errors", "[config]") {
-  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withold_writes: false}]\n") ==
-        Names{R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))"});
+  CHECK(
+      config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withold_writes: false}]\n") ==
+      Names{
+          R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))"});
   // The top-level key list grows with the daemon settings: check the error, not the hint.
   const Names top = config_errors("profiles: [{name: p, engine: trino, catalogs: [a]}]\nversion: 1\n");
   REQUIRE(top.size() == 1);
@@ -93,8 +98,7 @@ TEST_CASE("an unknown engine is an error", "[config]") {
         Names{R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))"});
   CHECK(config_errors("profiles: [{name: p, engine: Trino, catalogs: [a]}]\n") ==
         Names{R"(profiles[0].engine: unknown engine "Trino" (expected trino or starrocks))"});
-  CHECK(config_errors("profiles: [{name: p, catalogs: [a]}]\n") ==
-        Names{"profiles[0].engine: is required (a string)"});
+  CHECK(config_errors("profiles: [{name: p, catalogs: [a]}]\n") == Names{"profiles[0].engine: is required (a string)"});
 }
 
 TEST_CASE("duplicate profile names are an error", "[config]") {
@@ -125,7 +129,8 @@ TEST_CASE("two catalogs mapped to one engine catalog are an error", "[config]") 
   CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a, b], catalog_map: {a: b}}]\n") ==
         Names{R"(profiles[0].catalog_map: catalog "b" collides with a renamed catalog)"});
   // A swap is fine: every engine catalog has one platform catalog.
-  const tw::Config swap = must_config("profiles: [{name: p, engine: trino, catalogs: [a, b], catalog_map: {a: b, b: a}}]\n");
+  const tw::Config swap =
+      must_config("profiles: [{name: p, engine: trino, catalogs: [a, b], catalog_map: {a: b, b: a}}]\n");
   CHECK(swap.profiles[0].catalog_map.size() == 2);
 }
 
@@ -166,10 +171,13 @@ TEST_CASE("all config errors are reported at once", "[config]") {
   - {name: p, engine: presto, catalogs: [a], catalog_map: {z: y}}
   - {name: p, engine: trino, catalogs: [b], bogus: 1}
 )");
-  CHECK(errors == Names{R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))",
-                        R"(profiles[0].catalog_map.z: maps catalog "z", which is not in this profile's catalogs)",
-                        R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))",
-                        R"(profiles[1].name: duplicate profile "p")"});
+  CHECK(
+      errors ==
+      Names{
+          R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))",
+          R"(profiles[0].catalog_map.z: maps catalog "z", which is not in this profile's catalogs)",
+          R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))",
+          R"(profiles[1].name: duplicate profile "p")"});
 }
 
 TEST_CASE("the demo profiles config loads", "[config]") {
@@ -182,4 +190,164 @@ TEST_CASE("the demo profiles config loads", "[config]") {
   tw::ConfigLoad missing = tw::load_config_file("/nonexistent/profiles.yaml");
   REQUIRE(missing.errors.size() == 1);
   CHECK_THAT(missing.errors[0].str(), Catch::Contains("/nonexistent/profiles.yaml"));
+}
+
+namespace {
+
+tw::ConfigLoad resolved(const std::string& text) { return tw::parse_config(text, true); }
+
+bool mentions(const Names& errors, const std::string& needle) {
+  for (const auto& e : errors) {
+    if (e.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A file holding `content`, removed at the end of the test.
+struct SecretFile {
+  std::string path;
+  explicit SecretFile(const std::string& content) {
+    char tmpl[] = "/tmp/tw-config-secret-XXXXXX";
+    const int fd = mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    path = tmpl;
+    REQUIRE(write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+    close(fd);
+  }
+  ~SecretFile() { unlink(path.c_str()); }
+  SecretFile(const SecretFile&) = delete;
+  SecretFile& operator=(const SecretFile&) = delete;
+};
+
+const char* const kTrinoProfile = "profiles: [{name: p, engine: trino, catalogs: [a]}]\n";
+
+}  // namespace
+
+// The daemon logs a StarRocks profile's DSN and shows it in /v1/status; `plan` and
+// `apply` refuse a password in --dsn (parse_dsn), and the config now does the same.
+TEST_CASE("a StarRocks dsn with a password is refused at load, without echoing it", "[config]") {
+  const Names errors = config_errors(R"(profiles:
+  - {name: t, engine: trino, catalogs: [a]}
+  - {name: sr, engine: starrocks, catalogs: [b], dsn: "mysql://tw:hunter2@host:9030/"}
+)");
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0], Catch::StartsWith("profiles[1].dsn: ") && Catch::Contains("must not carry a password"));
+  CHECK_FALSE(mentions(errors, "hunter2"));
+  // An empty password still carries the separator, and so is refused too.
+  CHECK(config_errors("profiles: [{name: sr, engine: starrocks, catalogs: [b], dsn: \"mysql://tw:@h\"}]\n").size() ==
+        1);
+  // The rest of parse_dsn's checks apply too, and their messages do not quote the DSN.
+  const Names port =
+      config_errors("profiles: [{name: sr, engine: starrocks, catalogs: [b], dsn: \"mysql://tw@h:99999\"}]\n");
+  CHECK(port == Names{"profiles[0].dsn: the DSN's port must be 1-65535"});
+  const Names option = config_errors(
+      "profiles: [{name: sr, engine: starrocks, catalogs: [b], dsn: \"mysql://tw@h?password=hunter2\"}]\n");
+  REQUIRE(option.size() == 1);
+  CHECK_FALSE(mentions(option, "hunter2"));
+  const Names scheme =
+      config_errors("profiles: [{name: sr, engine: starrocks, catalogs: [b], dsn: \"http://x@h:9030\"}]\n");
+  REQUIRE(scheme.size() == 1);
+  CHECK_THAT(scheme[0], Catch::StartsWith("profiles[0].dsn: "));
+  // What the daemon's open_server accepts loads.
+  const tw::Config ok = must_config(R"(profiles:
+  - {name: a, engine: starrocks, catalogs: [b], dsn: "mysql://tw@host:9030?tls=required"}
+  - {name: c, engine: starrocks, catalogs: [d], dsn: "starrocks://tw@[::1]:9030"}
+  - {name: e, engine: starrocks, catalogs: [f]}
+)");
+  CHECK(ok.profiles[0].dsn == "mysql://tw@host:9030?tls=required");
+  CHECK(ok.profiles[2].dsn.empty());
+}
+
+TEST_CASE("two API tokens with one secret are refused, naming the second, never the secret", "[config]") {
+  const std::string secret = "same-secret-0123456789";
+  setenv("TW_CONFIG_TEST_TOKEN_DUP", secret.c_str(), 1);
+  setenv("TW_CONFIG_TEST_TOKEN_OTHER", "other-secret-0123456789", 1);
+  const SecretFile file(secret + "\n");  // the trailing newline is not part of the secret
+  const std::string text = std::string(kTrinoProfile) + R"(tokens:
+  - {name: ops, token_env: TW_CONFIG_TEST_TOKEN_DUP, scopes: [admin]}
+  - {name: other, token_env: TW_CONFIG_TEST_TOKEN_OTHER, scopes: [read]}
+  - {name: ci, token_file: ")" +
+                           file.path + R"(", scopes: [validate]}
+  - {name: ci2, token_file: ")" +
+                           file.path + R"(", scopes: [read]}
+)";
+  const tw::ConfigLoad r = resolved(text);
+  CHECK_FALSE(r.config.has_value());
+  const Names errors = twtest::error_strings(r.errors);
+  CHECK(errors == Names{R"(tokens[2]: has the same secret as tokens[0] ("ops"): every token needs its own secret)",
+                        R"(tokens[3]: has the same secret as tokens[0] ("ops"): every token needs its own secret)"});
+  CHECK_FALSE(mentions(errors, secret));
+  // One-shot commands do not read the daemon's secrets, so they cannot compare them.
+  CHECK(tw::parse_config(text).config.has_value());
+  // Distinct secrets load, each with its own scopes.
+  const tw::ConfigLoad ok = resolved(std::string(kTrinoProfile) + R"(tokens:
+  - {name: ops, token_env: TW_CONFIG_TEST_TOKEN_DUP, scopes: [admin]}
+  - {name: other, token_env: TW_CONFIG_TEST_TOKEN_OTHER, scopes: [read]}
+)");
+  INFO(twtest::join_errors(ok.errors));
+  REQUIRE(ok.config.has_value());
+  CHECK(ok.config->daemon.tokens.size() == 2);
+  unsetenv("TW_CONFIG_TEST_TOKEN_DUP");
+  unsetenv("TW_CONFIG_TEST_TOKEN_OTHER");
+}
+
+TEST_CASE("a Trino rules_file must name a file", "[config]") {
+  for (const char* bad : {"\"\"", "/var/lib/tagwarden/", "rules/.", "/tmp/..", "."}) {
+    INFO(bad);
+    CHECK(config_errors(std::string("profiles: [{name: t, engine: trino, catalogs: [a]}, "
+                                    "{name: p, engine: trino, catalogs: [b], rules_file: ") +
+                        bad + "}]\n") ==
+          Names{"profiles[1].rules_file: must name a file (it is empty or ends in a directory)"});
+  }
+  for (const char* good : {"rules.json", "/etc/trino/rules.json", "./rules.json", "/tmp/.rules"}) {
+    INFO(good);
+    const tw::Config c =
+        must_config(std::string("profiles: [{name: p, engine: trino, catalogs: [a], rules_file: \"") + good + "\"}]\n");
+    CHECK(c.profiles[0].rules_file == std::optional<std::string>(good));
+  }
+}
+
+TEST_CASE("server.listen and server.rules_listen are host:port, and not one address", "[config]") {
+  const auto server_errors = [](const std::string& server) {
+    return config_errors(std::string(kTrinoProfile) + "server: " + server + "\n");
+  };
+  const std::string port_error = "the port must be a number from 0 to 65535 (0: any free port), e.g. 127.0.0.1:8181";
+  CHECK(server_errors("{listen: garbage}") ==
+        Names{"server.listen: must be host:port, e.g. 127.0.0.1:8181 or [::1]:8181"});
+  CHECK(server_errors("{listen: \"127.0.0.1\"}") ==
+        Names{"server.listen: must be host:port, e.g. 127.0.0.1:8181 or [::1]:8181"});
+  CHECK(server_errors("{listen: \"127.0.0.1:99999\"}") == Names{"server.listen: " + port_error});
+  CHECK(server_errors("{listen: \"127.0.0.1:\"}") == Names{"server.listen: " + port_error});
+  CHECK(server_errors("{listen: \"127.0.0.1:80x\"}") == Names{"server.listen: " + port_error});
+  CHECK(server_errors("{listen: \"127.0.0.1:-1\"}") == Names{"server.listen: " + port_error});
+  CHECK(server_errors("{listen: \"localhost:8181\"}") ==
+        Names{"server.listen: the host must be an IP address (names are not resolved), e.g. 127.0.0.1:8181"});
+  CHECK(server_errors("{listen: \"::1:8181\"}") ==
+        Names{"server.listen: an IPv6 address is written in brackets, e.g. [::1]:8181"});
+  CHECK(server_errors("{listen: \"127.0.0.1:8182\", rules_listen: \"256.0.0.1:8181\"}") ==
+        Names{"server.rules_listen: the host must be an IP address (names are not resolved), e.g. 127.0.0.1:8181"});
+  CHECK(server_errors("{rules_listen: \"\"}") ==
+        Names{"server.rules_listen: is empty: give host:port, or leave rules_listen out to serve the rules on "
+              "server.listen"});
+  // One address for both listeners: the second bind would fail (exit 3) after the first.
+  const std::string same =
+      "server.rules_listen: is the address of server.listen (127.0.0.1:8181): give the rules listener its own "
+      "port, or leave rules_listen out";
+  CHECK(server_errors("{listen: \"127.0.0.1:8181\", rules_listen: \"127.0.0.1:8181\"}") == Names{same});
+  CHECK(server_errors("{rules_listen: \"127.0.0.1:8181\"}") == Names{same});  // listen's default
+  CHECK(server_errors("{listen: \"127.0.0.1:8181\", rules_listen: \"0.0.0.0:8181\"}") == Names{same});
+  CHECK(server_errors("{listen: \"127.0.0.1:8181\", rules_listen: \"[::]:8181\"}") == Names{same});
+  CHECK(server_errors("{listen: \"[::1]:8181\", rules_listen: \"[0::1]:8181\"}").size() == 1);
+  // What the daemon binds loads: port 0 (any free port, as the daemon tests use), IPv6, all interfaces.
+  for (const char* good :
+       {"{listen: \"127.0.0.1:0\", rules_listen: \"127.0.0.1:0\"}", "{listen: 127.0.0.1:0}",
+        "{listen: \"0.0.0.0:8182\", rules_listen: \"0.0.0.0:8181\"}",
+        "{listen: \"[::1]:8181\", rules_listen: \"127.0.0.1:8181\"}",
+        "{listen: \"0.0.0.0:8181\", rules_listen: \"[::1]:8181\"}",
+        "{listen: \"127.0.0.1:8181\", rules_listen: \"127.0.0.2:8181\"}",
+        "{listen: \":8181\", rules_listen: \"[fe80::1%lo]:8182\"}", "{listen: \"127.0.0.1:65535\"}"}) {
+    INFO(good);
+    const tw::Config c = must_config(std::string(kTrinoProfile) + "server: " + good + "\n");
+    CHECK_FALSE(c.daemon.server.listen.empty());
+  }
 }
