@@ -195,7 +195,9 @@ DsnParse parse_dsn(std::string_view dsn) {
   if (auto at = rest.rfind('@'); at != std::string_view::npos) {
     std::string_view userinfo = rest.substr(0, at);
     if (userinfo.find(':') != std::string_view::npos) {
-      out.error = "a DSN must not carry a password: set TAGWARDEN_STARROCKS_PASSWORD or use --password-file";
+      out.error =
+          "a DSN must not carry a password: put it in a file named by the profile's password_file (or "
+          "--password-file), or set TAGWARDEN_STARROCKS_PASSWORD";
       return out;
     }
     auto user = percent_decode(userinfo);
