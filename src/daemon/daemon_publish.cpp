@@ -1,0 +1,215 @@
+// Publishing one profile's build: persist, then serve (and apply to StarRocks); withdrawing
+// artifacts whose role expiry passed with nothing to recompile from.
+#include <chrono>
+
+#include "daemon.h"
+#include "daemon_helpers.h"
+#include "log.h"
+#include "tagwarden/engines/starrocks/apply.h"
+#include "tagwarden/engines/starrocks/server.h"
+#include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/publish/atomic_file.h"
+
+namespace tw {
+
+using daemon_helpers::elapsed_ms;
+using daemon_helpers::findings_json;
+
+nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build, double build_ms,
+                                      const std::string& at, std::optional<Timestamp> valid_until) {
+  const auto p0 = std::chrono::steady_clock::now();
+  nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
+  entry["reused_objects"] = build.compile.reused_objects;
+  entry["reused_artifact"] = build.reused_artifact;
+  entry["build_ms"] = build_ms;
+  const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
+  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until);
+  if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
+      entry.value("status", "") == "ok") {
+    apply_starrocks(profile, *build.compile.policy_set, entry);
+  }
+  entry["publish_ms"] = elapsed_ms(p0);
+  std::lock_guard lock(mu_);
+  auto& st = profiles_[profile.name];
+  st.engine = to_string(profile.engine);
+  st.compiles++;
+  counters_["tagwarden_compiles_total{profile=\"" + profile.name + "\"}"]++;
+  st.last_duration_ms = build_ms + elapsed_ms(p0);
+  st.findings = build.compile.findings;
+  st.findings.insert(st.findings.end(), st.apply_findings.begin(), st.apply_findings.end());
+  st.apply_findings.clear();
+  if (!build.compile.errors.empty() || entry.value("status", "") == "failed") {
+    for (const auto& e : build.compile.errors) entry["errors"].push_back(e);
+    entry["status"] = "failed";
+    st.failures++;
+    counters_["tagwarden_compile_failures_total{profile=\"" + profile.name + "\"}"]++;
+    st.last_error = entry["errors"].dump();
+    st.last_error_at = at;
+    log::error("profile_failed", {{"profile", profile.name}, {"errors", entry["errors"]}});
+  } else {
+    st.last_success_at = at;
+    st.last_error.clear();
+    st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+    st.memo = build.compile.memo;
+    st.built_with = profile;
+    st.artifact_sha256 = artifact_sha256;
+  }
+  return entry;
+}
+
+void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry) {
+  namespace sr = starrocks;
+  nlohmann::json apply = {{"server", profile.dsn}};
+  auto fail = [&](const std::string& why) {
+    entry["status"] = "failed";
+    entry["errors"].push_back("apply to " + profile.dsn + " failed: " + why + " (the server keeps what it had)");
+    std::lock_guard lock(mu_);
+    counters_["tagwarden_apply_failures_total{profile=\"" + profile.name + "\"}"]++;
+  };
+  sr::OpenResult opened =
+      sr::open_server(profile.dsn, profile.password_file, *sr::parse_dialect(profile.dialect), profile.name);
+  if (!opened.session) return fail(opened.error);
+  sr::Capabilities caps = opened.session->probe.capabilities;
+  if (profile.masking == "off") caps = {};
+  if (profile.masking == "on" && !caps.masking_policies)
+    return fail("masking: on, but the server has no masking policies");
+  sr::PlanRender rendered = sr::render_plan(ps, {*sr::parse_dialect(profile.dialect), caps});
+  if (!rendered.plan) {
+    std::string why;
+    for (const auto& e : rendered.errors) why += (why.empty() ? "" : "; ") + e;
+    return fail(why);
+  }
+  sr::ApplyOptions options;
+  options.retries = opened.session->settings.retries;
+  options.backoff_ms = opened.session->settings.backoff_ms;
+  sr::ApplyResult r = sr::apply_plan(*rendered.plan, *opened.session->connection, options);
+  std::vector<Finding> findings = rendered.plan->findings;
+  findings.insert(findings.end(), opened.session->probe.findings.begin(), opened.session->probe.findings.end());
+  findings.insert(findings.end(), r.findings.begin(), r.findings.end());
+  apply["statements"] = r.statements;
+  apply["attempts"] = r.attempts;
+  apply["findings"] = findings_json(findings);
+  entry["apply"] = apply;
+  {
+    std::lock_guard lock(mu_);
+    counters_["tagwarden_apply_statements_total{profile=\"" + profile.name + "\"}"] += r.statements;
+    auto& st = profiles_[profile.name];
+    st.apply_findings = findings;
+  }
+  if (!r.ok) {
+    std::string why;
+    for (const auto& e : r.errors) why += (why.empty() ? "" : "; ") + e;
+    return fail(why);
+  }
+  log::info("applied", {{"profile", profile.name}, {"statements", r.statements}, {"attempts", r.attempts}});
+}
+
+void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry,
+                     std::optional<Timestamp> valid_until) {
+  auto current = published_.load();
+  auto it = current->find(profile.name);
+  const bool same = it != current->end() && it->second->artifact.sha256 == artifact.sha256;
+  entry["sha256"] = artifact.sha256;
+  entry["rules"] = artifact.rules;
+  const auto valid_until_text = valid_until ? std::optional<std::string>(format_timestamp(*valid_until)) : std::nullopt;
+  auto record_valid_until = [&] {
+    std::lock_guard lock(mu_);
+    profiles_[profile.name].valid_until = valid_until;
+  };
+  if (same && !it->second->restored) {
+    bool stale_meta = false;
+    {
+      std::lock_guard lock(mu_);
+      stale_meta = profiles_[profile.name].valid_until != valid_until;
+    }
+    if (stale_meta) {
+      // The same bytes, now valid until another expiry: only the metadata is rewritten.
+      StoredArtifact meta;
+      meta.artifact.filename = it->second->artifact.filename;
+      meta.artifact.content_type = it->second->artifact.content_type;
+      meta.artifact.rules = it->second->artifact.rules;
+      meta.artifact.sha256 = it->second->artifact.sha256;
+      meta.version = it->second->version;
+      meta.published_at = it->second->published_at;
+      meta.valid_until = valid_until_text;
+      try {
+        store_.save_meta(profile.name, meta);
+      } catch (const std::exception& e) {
+        entry["status"] = "failed";
+        entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
+        return;
+      }
+      record_valid_until();
+    }
+    entry["status"] = "ok";
+    entry["changed"] = false;
+    entry["version"] = it->second->version;
+    return;
+  }
+  auto pa = std::make_shared<PublishedArtifact>();
+  pa->version = it == current->end() ? 1 : it->second->version + (same ? 0 : 1);
+  pa->published_at = format_timestamp(clock_.now());
+  pa->artifact = std::move(artifact);
+  try {
+    store_.save(profile.name, {pa->artifact, pa->version, pa->published_at, valid_until_text});
+    if (profile.rules_file) write_file_atomically(*profile.rules_file, pa->artifact.bytes);
+  } catch (const std::exception& e) {
+    // Not persisted = not published: a restart must never serve something older than what Trino saw.
+    entry["status"] = "failed";
+    entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
+    return;
+  }
+  {
+    // Profiles publish from several threads; the map is swapped whole.
+    std::lock_guard lock(publish_mu_);
+    auto next = std::make_shared<PublishedMap>(*published_.load());
+    (*next)[profile.name] = pa;
+    published_.store(std::move(next));
+  }
+  record_valid_until();
+  entry["status"] = "ok";
+  entry["changed"] = !same;
+  entry["version"] = pa->version;
+  log::info("published", {{"profile", profile.name},
+                          {"version", pa->version},
+                          {"sha256", pa->artifact.sha256},
+                          {"rules", pa->artifact.rules}});
+}
+
+void Daemon::withdraw_expired(Timestamp now) {
+  std::lock_guard publishing(publish_mu_);
+  std::lock_guard lock(mu_);
+  auto next = std::make_shared<PublishedMap>(*published_.load());
+  bool withdrew = false;
+  next_expiry_.reset();
+  for (const auto& p : config_.profiles) {
+    auto& st = profiles_[p.name];
+    if (!st.valid_until || !next->count(p.name)) continue;
+    if (now < *st.valid_until) {
+      if (!next_expiry_ || *st.valid_until < *next_expiry_) next_expiry_ = st.valid_until;
+      continue;
+    }
+    // No snapshot to recompile from, and the artifact may grant an assignment that has
+    // expired: deny-all is what the engines get until a good compile.
+    log::error("artifact_withdrawn", {{"profile", p.name},
+                                      {"valid_until", format_timestamp(*st.valid_until)},
+                                      {"message",
+                                       "a role assignment expired and no valid snapshot is available to "
+                                       "recompile: serving deny-all until the first good compile"}});
+    next->erase(p.name);
+    st.valid_until.reset();
+    st.artifact_sha256.clear();
+    withdrew = true;
+    counters_["tagwarden_artifacts_withdrawn_total{profile=\"" + p.name + "\"}"]++;
+    if (p.rules_file) {
+      try {
+        write_file_atomically(*p.rules_file, trino::deny_all_rules().text);
+      } catch (const std::exception& e) {
+        log::error("rules_file_failed", {{"profile", p.name}, {"error", e.what()}});
+      }
+    }
+  }
+  if (withdrew) published_.store(std::move(next));
+}
+
+}  // namespace tw

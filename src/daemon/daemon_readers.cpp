@@ -1,0 +1,198 @@
+// What the daemon answers about itself: served artifacts, readiness, status, findings,
+// explain, validate and metrics. Thread-safe readers.
+#include <sstream>
+
+#include "daemon.h"
+#include "daemon_helpers.h"
+#include "policy_diff.h"
+#include "tagwarden/compile/compiler.h"
+#include "tagwarden/compile/explain.h"
+#include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/model/load.h"
+
+namespace tw {
+
+using daemon_helpers::findings_json;
+
+std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& profile) const {
+  auto map = published_.load();
+  auto it = map->find(profile);
+  return it == map->end() ? nullptr : it->second;
+}
+
+bool Daemon::has_profile(const std::string& profile) const {
+  std::lock_guard lock(mu_);
+  return profiles_.count(profile) > 0;
+}
+
+bool Daemon::serves_trino_rules(const std::string& profile) const {
+  std::lock_guard lock(mu_);
+  for (const auto& p : config_.profiles) {
+    if (p.name == profile) return p.engine == Engine::Trino;
+  }
+  return false;
+}
+
+bool Daemon::ready(std::vector<std::string>* not_ready) const {
+  std::lock_guard lock(mu_);
+  bool ok = true;
+  auto map = published_.load();
+  for (const auto& p : config_.profiles) {
+    if (!map->count(p.name)) {
+      ok = false;
+      if (not_ready) not_ready->push_back(p.name);
+    }
+  }
+  return ok;
+}
+
+nlohmann::json Daemon::status() const {
+  std::lock_guard lock(mu_);
+  auto map = published_.load();
+  nlohmann::json profiles = nlohmann::json::array();
+  for (const auto& p : config_.profiles) {
+    const auto& st = profiles_.at(p.name);
+    nlohmann::json j = {{"name", p.name},
+                        {"engine", st.engine},
+                        {"compiles", st.compiles},
+                        {"failures", st.failures},
+                        {"last_duration_ms", st.last_duration_ms},
+                        {"findings", findings_json(st.findings)}};
+    j["last_success_at"] = st.last_success_at.empty() ? nlohmann::json() : nlohmann::json(st.last_success_at);
+    j["last_error"] = st.last_error.empty() ? nlohmann::json() : nlohmann::json(st.last_error);
+    j["last_error_at"] = st.last_error_at.empty() ? nlohmann::json() : nlohmann::json(st.last_error_at);
+    if (auto it = map->find(p.name); it != map->end()) {
+      j["artifact"] = {{"sha256", it->second->artifact.sha256},    {"version", it->second->version},
+                       {"rules", it->second->artifact.rules},      {"bytes", it->second->artifact.bytes.size()},
+                       {"published_at", it->second->published_at}, {"restored_from_state", it->second->restored}};
+      j["ready"] = true;
+    } else {
+      j["artifact"] = nullptr;
+      j["ready"] = false;
+    }
+    profiles.push_back(std::move(j));
+  }
+  nlohmann::json source = {{"describe", source_->describe()}};
+  source["last_ok_at"] = source_last_ok_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_ok_at_);
+  source["last_error"] = source_last_error_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_);
+  source["last_error_at"] = source_last_error_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_at_);
+  return {{"generation", generation_},
+          {"now", format_timestamp(clock_.now())},
+          {"next_expiry", next_expiry_ ? nlohmann::json(format_timestamp(*next_expiry_)) : nlohmann::json()},
+          {"source", source},
+          {"snapshot_findings", findings_json(snapshot_findings_)},
+          {"profiles", profiles}};
+}
+
+nlohmann::json Daemon::findings() const {
+  std::lock_guard lock(mu_);
+  std::vector<Finding> all = snapshot_findings_;
+  for (const auto& [name, st] : profiles_) all.insert(all.end(), st.findings.begin(), st.findings.end());
+  return findings_json(all);
+}
+
+nlohmann::json Daemon::explain(const std::string& user) const {
+  std::shared_ptr<const Model> model;
+  std::vector<PolicySet> sets;
+  {
+    std::lock_guard lock(mu_);
+    model = model_;
+    for (const auto& p : config_.profiles) {
+      if (auto ps = profiles_.at(p.name).policy_set) sets.push_back(*ps);
+    }
+  }
+  if (!model) throw std::runtime_error("no snapshot has been compiled yet");
+  return to_json(explain_user(*model, sets, user, {{Engine::Trino, trino::enforced_expressions}}, config_.profiles));
+}
+
+std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) const {
+  SnapshotLoad loaded = parse_snapshot(text);
+  if (!loaded.snapshot) {
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& e : loaded.errors) errors.push_back(e.str());
+    return {422, {{"valid", false}, {"errors", errors}}};
+  }
+  auto model = build_model(std::make_shared<const Snapshot>(std::move(*loaded.snapshot)), clock_.now());
+  std::vector<Profile> profiles;
+  std::map<std::string, std::shared_ptr<const PolicySet>> current;
+  {
+    std::lock_guard lock(mu_);
+    profiles = config_.profiles;
+    for (const auto& [name, st] : profiles_) current[name] = st.policy_set;
+  }
+  auto map = published_.load();
+  nlohmann::json out = nlohmann::json::array();
+  bool ok = true;
+  for (const auto& p : profiles) {
+    ProfileBuild build = build_profile(*model, p);
+    if (!build.artifact) {
+      ok = false;
+      out.push_back({{"profile", p.name}, {"status", "failed"}, {"errors", build.compile.errors}});
+      continue;
+    }
+    auto it = map->find(p.name);
+    const std::string before = it == map->end() ? std::string() : it->second->artifact.bytes;
+    nlohmann::json d = diff_policy(current[p.name].get(), before, *build.compile.policy_set, build.artifact->bytes);
+    d["status"] = "ok";
+    d["findings"] = findings_json(build.compile.findings);
+    out.push_back(std::move(d));
+  }
+  return {ok ? 200u : 422u, {{"valid", ok}, {"profiles", out}}};
+}
+
+std::string Daemon::metrics() const {
+  std::lock_guard lock(mu_);
+  std::ostringstream m;
+  auto map = published_.load();
+  m << "# HELP tagwarden_compiles_total Profile compiles attempted.\n# TYPE tagwarden_compiles_total counter\n";
+  m << "# HELP tagwarden_compile_failures_total Profile compiles that failed (the last good artifact stayed in "
+       "force).\n"
+       "# TYPE tagwarden_compile_failures_total counter\n";
+  m << "# HELP tagwarden_source_errors_total Snapshot fetches that failed.\n# TYPE tagwarden_source_errors_total "
+       "counter\n";
+  m << "# HELP tagwarden_snapshot_invalid_total Fetched snapshots refused by validation.\n"
+       "# TYPE tagwarden_snapshot_invalid_total counter\n";
+  m << "# HELP tagwarden_webhooks_total Webhook requests by outcome.\n# TYPE tagwarden_webhooks_total counter\n";
+  m << "# HELP tagwarden_reconciles_total Passes of the reconcile loop.\n# TYPE tagwarden_reconciles_total counter\n";
+  m << "# HELP tagwarden_reconcile_failures_total Passes that failed as a whole (e.g. out of memory); the last good "
+       "artifacts stayed served.\n# TYPE tagwarden_reconcile_failures_total counter\n";
+  for (const auto& [name, value] : counters_) m << name << " " << value << "\n";
+  if (!counters_.count("tagwarden_source_errors_total")) m << "tagwarden_source_errors_total 0\n";
+  m << "# HELP tagwarden_compile_duration_seconds Duration of the last compile of a profile.\n"
+       "# TYPE tagwarden_compile_duration_seconds gauge\n";
+  for (const auto& [name, st] : profiles_) {
+    m << "tagwarden_compile_duration_seconds{profile=\"" << name << "\"} " << st.last_duration_ms / 1000.0 << "\n";
+  }
+  m << "# HELP tagwarden_rules Rules in the artifact in force.\n# TYPE tagwarden_rules gauge\n";
+  m << "# HELP tagwarden_artifact_version Version of the artifact in force.\n# TYPE tagwarden_artifact_version gauge\n";
+  m << "# HELP tagwarden_last_success_timestamp_seconds Last successful compile.\n"
+       "# TYPE tagwarden_last_success_timestamp_seconds gauge\n";
+  m << "# HELP tagwarden_profile_ready 1 when a good artifact is served for the profile.\n"
+       "# TYPE tagwarden_profile_ready gauge\n";
+  for (const auto& p : config_.profiles) {
+    const std::string label = "{profile=\"" + p.name + "\"}";
+    auto it = map->find(p.name);
+    if (it != map->end()) {
+      m << "tagwarden_rules" << label << " " << it->second->artifact.rules << "\n";
+      m << "tagwarden_artifact_version" << label << " " << it->second->version << "\n";
+    }
+    const auto& st = profiles_.at(p.name);
+    if (auto t = parse_timestamp(st.last_success_at)) {
+      m << "tagwarden_last_success_timestamp_seconds" << label << " " << t->seconds << "\n";
+    }
+    m << "tagwarden_profile_ready" << label << " " << (it != map->end() ? 1 : 0) << "\n";
+  }
+  return m.str();
+}
+
+void Daemon::count_webhook(const std::string& outcome) {
+  std::lock_guard lock(mu_);
+  counters_["tagwarden_webhooks_total{outcome=\"" + outcome + "\"}"]++;
+}
+
+DaemonSettings Daemon::settings() const {
+  std::lock_guard lock(mu_);
+  return config_.daemon;
+}
+
+}  // namespace tw
