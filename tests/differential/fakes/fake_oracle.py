@@ -59,6 +59,8 @@ def answer(rules, q):
         return {"allow": level == "all" and op.upper() in privs}
     if op in ("create_table", "create_mv"):
         return {"allow": level == "all" and "OWNERSHIP" in privs}
+    if op == "view_owner_select":  # checkCanCreateViewWithSelectFromColumns: SELECT with GRANT_SELECT
+        return {"allow": level == "all" and {"SELECT", "GRANT_SELECT"} <= privs and not restricted & set(cols)}
     if op == "column_mask":
         m = [col.get("mask") for col in (rule or {}).get("columns", []) if col["name"] == q["column"]]
         return {"mask": m[0] if m else None}
@@ -67,7 +69,7 @@ def answer(rules, q):
     if op == "filter_columns":
         if level == "none" or not privs:
             return {"columns": []}
-        if privs - {"SELECT"}:
+        if privs - {"SELECT", "GRANT_SELECT"}:
             return {"columns": sorted(cols)}
         return {"columns": sorted(c for c in cols if c not in restricted)}
     return {"error": "unknown op " + op}

@@ -25,7 +25,7 @@ ORDER = ["SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"]
 
 
 def classes(pairs):
-    """[(engine user, privs, denied[, masks, row_filter])] -> access classes, users grouped by decision."""
+    """[(engine user, privs, denied[, masks, row_filter[, grant_select]])] -> access classes, users grouped by decision."""
     groups = {}
     for eu, privs, denied, *pol in pairs:
         if privs:
@@ -39,6 +39,8 @@ def classes(pairs):
             c["masks"] = [pol[0][col] for col in sorted(pol[0])]
         if pol and pol[1] is not None:
             c["row_filter"] = pol[1]
+        if len(pol) > 2 and pol[2]:
+            c["grant_select"] = True
         out.append(c)
     return out
 
@@ -54,7 +56,11 @@ def compile_profile(ref, prof):
     for o in ref.snap["objects"]:
         if not ref.visible(o, prof):
             continue
-        pairs = [(eng[n],) + ref.policy_access(n, o, prof) for n in ref.users]
+        owners = ref.view_owners(o)  # they pass o on through their views: GRANT_SELECT with SELECT
+        pairs = []
+        for n in ref.users:
+            decision = ref.policy_access(n, o, prof)
+            pairs.append((eng[n],) + decision + (n in owners and "SELECT" in decision[0],))
         objects.append({"name": o["name"], "engine_name": ref.engine_object_name(o, prof),
                         "kind": o["kind"], "columns": ref.columns(o), "access": classes(pairs)})
     # unlisted names: every combination of the literals grants use, most specific first
@@ -85,7 +91,8 @@ def compile_profile(ref, prof):
         c, s, t = o["engine_name"].split(".")
         where = {"catalog": re.escape(c), "schema": re.escape(s), "table": re.escape(t)}
         for a in o["access"]:
-            r = {"user": user_regex(a["users"]), **where, "privileges": a["privileges"]}
+            r = {"user": user_regex(a["users"]), **where,
+                 "privileges": a["privileges"] + (["GRANT_SELECT"] if a.get("grant_select") else [])}
             cols = [{"name": col, "allow": False} for col in a["denied_columns"]]
             cols += [{"name": m["column"], "mask": sql_mask(m)} for m in a.get("masks", [])]
             if cols:
