@@ -446,7 +446,7 @@ e2e_main() {
         rules_for_trino="$upstream"
     else
         cat >"$E2E_WORK/bootstrap.json" <<EOF
-{"catalogs": [{"allow": "all"}],
+{"catalogs": [{"user": "^$E2E_ADMIN\$", "allow": "all"}, {"allow": "none"}],
  "schemas": [{"user": "^$E2E_ADMIN\$", "owner": true}],
  "tables": [{"user": "^$E2E_ADMIN\$", "privileges": ["SELECT", "INSERT", "DELETE", "UPDATE", "OWNERSHIP"]}]}
 EOF
