@@ -58,7 +58,8 @@ void Daemon::restore_state() {
   std::lock_guard lock(mu_);
   const Timestamp now = clock_.now();
   for (const auto& p : config_.profiles) {
-    auto stored = store_.load(p.name);
+    std::string problem;
+    auto stored = store_.load(p.name, &problem);
     std::optional<Timestamp> valid_until;
     if (stored && stored->valid_until) {
       valid_until = parse_timestamp(*stored->valid_until);
@@ -89,6 +90,12 @@ void Daemon::restore_state() {
       pa->restored = true;
       log::info("state_restored", {{"profile", p.name}, {"version", pa->version}, {"sha256", pa->artifact.sha256}});
       (*map)[p.name] = std::move(pa);
+    } else if (!problem.empty()) {
+      log::error("state_invalid", {{"profile", p.name},
+                                   {"problem", problem},
+                                   {"message",
+                                    "the last good artifact in the state directory is not served: serving "
+                                    "deny-all until the first good compile"}});
     } else {
       log::warn(
           "no_state",

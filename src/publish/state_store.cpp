@@ -10,8 +10,14 @@ namespace tw {
 
 StateStore::StateStore(std::string dir) : dir_(std::move(dir)) {}
 
-std::optional<StoredArtifact> StateStore::load(const std::string& profile) const {
+std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::string* problem) const {
   const auto base = std::filesystem::path(dir_) / "profiles" / profile;
+  auto refuse = [&](std::string why) -> std::optional<StoredArtifact> {
+    if (problem) *problem = std::move(why);
+    return std::nullopt;
+  };
+  std::error_code ec;
+  if (!std::filesystem::exists(base / "meta.json", ec)) return std::nullopt;  // never stored
   try {
     const auto meta = nlohmann::json::parse(read_file((base / "meta.json").string()));
     StoredArtifact s;
@@ -22,13 +28,15 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile) const
     s.version = meta.at("version").get<std::uint64_t>();
     s.published_at = meta.at("published_at").get<std::string>();
     if (meta.contains("valid_until")) s.valid_until = meta.at("valid_until").get<std::string>();
-    if (s.artifact.filename.find('/') != std::string::npos) return std::nullopt;
+    if (s.artifact.filename.find('/') != std::string::npos) return refuse("meta.json names a file outside the folder");
     s.artifact.bytes = read_file((base / s.artifact.filename).string());
     // A torn or tampered state file must never be served.
-    if (sha256_hex(s.artifact.bytes) != s.artifact.sha256 || s.artifact.bytes.empty()) return std::nullopt;
+    if (s.artifact.bytes.empty()) return refuse("the stored artifact is empty");
+    if (sha256_hex(s.artifact.bytes) != s.artifact.sha256)
+      return refuse("the stored artifact does not match its digest (torn write or tampering)");
     return s;
-  } catch (const std::exception&) {
-    return std::nullopt;
+  } catch (const std::exception& e) {
+    return refuse(std::string("unreadable: ") + e.what());
   }
 }
 

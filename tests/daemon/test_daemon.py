@@ -1299,6 +1299,9 @@ def corrupted_state_file_not_served(c: Ctx):
     eq(r.headers.get("x-tagwarden-ready"), "false", "X-Tagwarden-Ready")
     eq(d.get("/readyz").status, 503, "/readyz with a corrupted state")
     eq(d.status()["profiles"][0]["artifact"], None, "status artifact")
+    invalid = [e for e in d.events() if e.get("event") == "state_invalid"]
+    check(invalid and "digest" in invalid[0].get("problem", ""), f"no state_invalid event naming the digest: {invalid}")
+    check(not any(e.get("event") == "no_state" for e in d.events()), "a tampered state logged as missing")
     d.stop()
     # truncated artifact and a meta.json that is not JSON: same
     art.write_bytes(b"")

@@ -21,8 +21,9 @@ struct StoredArtifact {
 class StateStore {
  public:
   explicit StateStore(std::string dir);
-  /// Nullopt when nothing was stored or the stored bytes do not match their digest.
-  std::optional<StoredArtifact> load(const std::string& profile) const;
+  /// Nullopt when nothing was stored or the stored bytes do not match their digest; then
+  /// `problem` (if given) says why, or stays empty when the profile has no state at all.
+  std::optional<StoredArtifact> load(const std::string& profile, std::string* problem = nullptr) const;
   /// Atomic: artifact first, then its metadata. Throws std::runtime_error on I/O failure.
   void save(const std::string& profile, const StoredArtifact& stored) const;
   /// Rewrites only the metadata of the artifact already stored (its bytes are not written).
