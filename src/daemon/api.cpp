@@ -87,8 +87,9 @@ http::Handler Api::handler(bool rules_only) {
 }
 
 http::Response Api::rules(const http::Exchange& ex, const std::string& profile) {
-  if (!daemon_.has_profile(profile)) return error_response(404, "unknown profile \"" + profile + "\"");
-  if (!daemon_.serves_trino_rules(profile))
+  const std::optional<Engine> engine = daemon_.engine_of(profile);
+  if (!engine) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (*engine != Engine::Trino)
     return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it has no Trino rules");
   auto published = daemon_.published(profile);
   const bool ready = published != nullptr;

@@ -70,13 +70,7 @@ void Daemon::restore_state() {
                                     {"message",
                                      "the last good artifact grants a role assignment that has expired "
                                      "since: serving deny-all until the first good compile"}});
-        if (p.rules_file) {
-          try {
-            write_file_atomically(*p.rules_file, trino::deny_all_rules().text);
-          } catch (const std::exception& e) {
-            log::error("rules_file_failed", {{"profile", p.name}, {"error", e.what()}});
-          }
-        }
+        write_deny_all(p);
         stored.reset();
       }
     }

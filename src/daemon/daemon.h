@@ -70,9 +70,8 @@ class Daemon {
 
   // Thread-safe readers.
   std::shared_ptr<const PublishedArtifact> published(const std::string& profile) const;
-  bool has_profile(const std::string& profile) const;
-  /// True for a configured Trino profile: the only kind with a rules document to serve.
-  bool serves_trino_rules(const std::string& profile) const;
+  /// The engine of a configured profile, or nullopt for an unknown one.
+  std::optional<Engine> engine_of(const std::string& profile) const;
   bool ready(std::vector<std::string>* not_ready = nullptr) const;
   nlohmann::json status() const;
   nlohmann::json findings() const;
@@ -114,6 +113,8 @@ class Daemon {
   /// passed (deny-all is served instead, and written to its rules_file), and re-arms the
   /// expiry timer for the rest. Takes mu_ and publish_mu_.
   void withdraw_expired(Timestamp now);
+  /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged.
+  static void write_deny_all(const Profile& profile);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;

@@ -176,6 +176,15 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
                           {"rules", pa->artifact.rules}});
 }
 
+void Daemon::write_deny_all(const Profile& profile) {
+  if (!profile.rules_file) return;
+  try {
+    write_file_atomically(*profile.rules_file, trino::deny_all_rules().text);
+  } catch (const std::exception& e) {
+    log::error("rules_file_failed", {{"profile", profile.name}, {"error", e.what()}});
+  }
+}
+
 void Daemon::withdraw_expired(Timestamp now) {
   std::lock_guard publishing(publish_mu_);
   std::lock_guard lock(mu_);
@@ -201,13 +210,7 @@ void Daemon::withdraw_expired(Timestamp now) {
     st.artifact_sha256.clear();
     withdrew = true;
     counters_["tagwarden_artifacts_withdrawn_total{profile=\"" + p.name + "\"}"]++;
-    if (p.rules_file) {
-      try {
-        write_file_atomically(*p.rules_file, trino::deny_all_rules().text);
-      } catch (const std::exception& e) {
-        log::error("rules_file_failed", {{"profile", p.name}, {"error", e.what()}});
-      }
-    }
+    write_deny_all(p);
   }
   if (withdrew) published_.store(std::move(next));
 }

@@ -20,17 +20,12 @@ std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& pr
   return it == map->end() ? nullptr : it->second;
 }
 
-bool Daemon::has_profile(const std::string& profile) const {
-  std::lock_guard lock(mu_);
-  return profiles_.count(profile) > 0;
-}
-
-bool Daemon::serves_trino_rules(const std::string& profile) const {
+std::optional<Engine> Daemon::engine_of(const std::string& profile) const {
   std::lock_guard lock(mu_);
   for (const auto& p : config_.profiles) {
-    if (p.name == profile) return p.engine == Engine::Trino;
+    if (p.name == profile) return p.engine;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool Daemon::ready(std::vector<std::string>* not_ready) const {
