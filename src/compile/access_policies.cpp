@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "tagwarden/model/domain.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -18,10 +19,6 @@ namespace {
 using nlohmann::json;
 
 const json kNoRows = {{"false", true}};
-
-bool in_domain(const std::optional<std::string>& domain, const std::string& scope) {
-  return domain && (*domain == scope || domain->rfind(scope + "/", 0) == 0);
-}
 
 bool holds(const Model& m, std::size_t user, const PrincipalSet& set, bool through_groups) {
   const User& u = m.user(user);
@@ -442,7 +439,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
         break;
       }
       case PolicyScope::Kind::Domain:
-        d.whole_object = in_domain(o.domain, p.scope.name);
+        d.whole_object = within_domain(o.domain, p.scope.name);
         scope_text = "domain " + p.scope.name;
         break;
       case PolicyScope::Kind::Tag:

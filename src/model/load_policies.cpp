@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tagwarden/model/domain.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -145,19 +146,14 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         // Checked as an object's domain is, part by part: a malformed or unknown domain
         // would match no object, and a deny or mask that matches nothing fails open.
         bool well_formed = true;
-        for (std::size_t start = 0;;) {
-          const std::size_t slash = d->find('/', start);
-          const std::string part = d->substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+        for (const std::string_view part : domain_parts(*d)) {
           if (!check_name(part, sc.path("domain"), "domain part", errors)) {
             well_formed = false;
             break;
           }
-          if (slash == std::string::npos) break;
-          start = slash + 1;
         }
-        const bool carried = std::any_of(refs.objects.begin(), refs.objects.end(), [&](const Object& o) {
-          return o.domain && (*o.domain == *d || o.domain->rfind(*d + "/", 0) == 0);
-        });
+        const bool carried = std::any_of(refs.objects.begin(), refs.objects.end(),
+                                         [&](const Object& o) { return within_domain(o.domain, *d); });
         if (well_formed && !carried)
           sc.error(sc.path("domain"), "unknown domain " + quote(*d) + ": no object carries it or a sub-domain of it");
       } else if (auto l = sc.integer("level_at_least")) {

@@ -10,6 +10,7 @@
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/entry_reader.h"
 #include "tagwarden/model/load.h"
+#include "tagwarden/model/domain.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -281,7 +282,7 @@ class SnapshotValidator {
         o.owner = *owner;
       }
       if (auto domain = e.string("domain", false)) {
-        for (const auto& part : split_dots_slash(*domain)) {
+        for (const std::string_view part : domain_parts(*domain)) {
           if (!e.valid_name("domain", part, "domain part")) break;
         }
         o.domain = *domain;
@@ -355,18 +356,6 @@ class SnapshotValidator {
       dep_lists_.push_back(std::move(deps.back()));
     }
     resolve_dependencies(s);
-  }
-
-  static std::vector<std::string> split_dots_slash(const std::string& domain) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t slash = domain.find('/', start);
-      parts.push_back(domain.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
-    return parts;
   }
 
   std::vector<std::string> read_tags(EntryReader& e, std::string_view key) {
