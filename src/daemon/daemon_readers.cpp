@@ -71,6 +71,15 @@ nlohmann::json Daemon::status() const {
   source["last_ok_at"] = source_last_ok_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_ok_at_);
   source["last_error"] = source_last_error_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_);
   source["last_error_at"] = source_last_error_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_at_);
+  // Every reason the current snapshot is refused, not only the first: an operator fixing a
+  // generated snapshot wants the whole list in one look. Bounded so a wholly broken snapshot
+  // cannot make the status page megabytes long.
+  constexpr std::size_t kMaxListedErrors = 100;
+  nlohmann::json listed = nlohmann::json::array();
+  for (std::size_t i = 0; i < snapshot_errors_.size() && i < kMaxListedErrors; ++i)
+    listed.push_back(snapshot_errors_[i]);
+  source["snapshot_errors"] = std::move(listed);
+  source["snapshot_error_count"] = snapshot_errors_.size();
   return {{"generation", generation_},
           {"now", format_timestamp(clock_.now())},
           {"next_expiry", next_expiry_ ? nlohmann::json(format_timestamp(*next_expiry_)) : nlohmann::json()},

@@ -940,6 +940,15 @@ def source_failure_keeps_last_good(c: Ctx):
                           "tagwarden_snapshot_invalid_total")
     check(any("ghost.user" in e for e in o.get("snapshot_errors", [])), f"invalid reference: outcome {o}")
     check("ghost.user" in st["source"]["last_error"], f"invalid reference: last_error {st['source']['last_error']!r}")
+    # /v1/status lists every reason, not only the first one.
+    o, st = _failure_case(c, d, "two invalid references",
+                          lambda: d.snapshot_path.write_text(bad_reference_snapshot().replace(
+                              "{role: data_steward, user: farid.haddad}", "{role: data_steward, user: ghost.two}")),
+                          "tagwarden_snapshot_invalid_total")
+    listed = st["source"].get("snapshot_errors", [])
+    eq(st["source"].get("snapshot_error_count"), 2, f"two invalid references: count ({listed})")
+    check(any("ghost.user" in e for e in listed) and any("ghost.two" in e for e in listed),
+          f"two invalid references: /v1/status source.snapshot_errors {listed}")
     # The same refused content, unchanged: a caller waiting on a recompile must not read success.
     r = d.recompile()
     eq(r.status, 422, "recompile while the unchanged source content is still refused")
