@@ -19,6 +19,16 @@ namespace tw {
 
 using daemon_helpers::elapsed_ms;
 
+namespace {
+
+std::shared_ptr<const std::map<std::string, Engine>> engines_by_profile(const Config& config) {
+  auto engines = std::make_shared<std::map<std::string, Engine>>();
+  for (const auto& p : config.profiles) (*engines)[p.name] = p.engine;
+  return engines;
+}
+
+}  // namespace
+
 bool ReconcileOutcome::ok() const {
   // A pass that could not read the source, read an invalid snapshot, or never
   // ran (shutdown) has not applied the change its caller is waiting for.
@@ -48,6 +58,7 @@ Daemon::Daemon(Config config, std::string config_path, std::shared_ptr<SnapshotS
       store_(config_.daemon.state_dir),
       published_(std::make_shared<const PublishedMap>()) {
   for (const auto& p : config_.profiles) profiles_[p.name].engine = to_string(p.engine);
+  engines_.store(engines_by_profile(config_));
   next_periodic_ = clock_.now();
 }
 
@@ -359,6 +370,7 @@ bool Daemon::reload_config(std::string* error) {
   config_ = std::move(*loaded.config);
   config_.daemon.server = server;
   config_.daemon.state_dir = state_dir;
+  engines_.store(engines_by_profile(config_));
   log::info("config_reloaded", {{"profiles", config_.profiles.size()}});
   return true;
 }

@@ -137,6 +137,9 @@ class Daemon {
   std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;
+  /// Profile name -> engine, replaced whole when the config is (re)loaded: Trino polls the rules
+  /// endpoint, which reads this without taking mu_.
+  std::atomic<std::shared_ptr<const std::map<std::string, Engine>>> engines_;
   std::mutex publish_mu_;  ///< serializes replacing published_ (read, copy, store)
 
   // The loop's own queue.

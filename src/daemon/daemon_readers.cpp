@@ -21,11 +21,9 @@ std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& pr
 }
 
 std::optional<Engine> Daemon::engine_of(const std::string& profile) const {
-  std::lock_guard lock(mu_);
-  for (const auto& p : config_.profiles) {
-    if (p.name == profile) return p.engine;
-  }
-  return std::nullopt;
+  const auto engines = engines_.load();
+  const auto it = engines->find(profile);
+  return it == engines->end() ? std::nullopt : std::optional<Engine>(it->second);
 }
 
 bool Daemon::ready(std::vector<std::string>* not_ready) const {
