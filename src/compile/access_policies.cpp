@@ -254,9 +254,19 @@ std::optional<json> user_value(const Model& m, std::size_t user, const json& ref
   if (r == "roles") return json(std::vector<std::string>(m.direct_roles[user].begin(), m.direct_roles[user].end()));
   if (r.rfind("attributes.", 0) == 0) {
     const std::string key = r.substr(11);
-    if (u.attributes.contains(key)) return u.attributes.at(key);
-    why = "user has no attribute " + key;
-    return std::nullopt;
+    if (!u.attributes.contains(key)) {
+      why = "user has no attribute " + key;
+      return std::nullopt;
+    }
+    // An empty claim is no claim (seed 001: the claim holds one non-empty value): bound as '',
+    // it would show every row whose column is empty.
+    const json& value = u.attributes.at(key);
+    const auto empty = [](const json& v) { return v.is_string() && v.get_ref<const std::string&>().empty(); };
+    if (empty(value) || (value.is_array() && std::any_of(value.begin(), value.end(), empty))) {
+      why = "attribute " + key + " of the user is empty";
+      return std::nullopt;
+    }
+    return value;
   }
   why = "unknown $user reference " + quote(r);
   return std::nullopt;
@@ -413,6 +423,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
   std::vector<PolicyDecision> out;
   const Object& o = m.object(op.object);
   const auto& object_tags = m.object_tags[op.object];
+  const auto& bases = m.object_bases[op.object];
   for (const auto& p : m.snapshot->policies) {
     if (!p.enabled) continue;
     PolicyDecision d;
@@ -422,24 +433,39 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
     d.visible_chars = p.visible_chars;
     // Which part of the object the scope reaches.
     std::string scope_text;
+    // A view or materialized view reads its bases (as its owner, for a DEFINER view or an MV), and
+    // there is no column lineage: a policy scoped to a base, to one of its columns or to its domain
+    // reaches the whole view, as a base's tags do (MODEL §2). Otherwise the view would pass on
+    // what the policy denies, masks or filters.
+    auto reaches_through_base = [&](auto&& reaches_base) {
+      for (const std::size_t b : bases) {
+        if (reaches_base(m.object(b))) return true;
+      }
+      return false;
+    };
     switch (p.scope.kind) {
       case PolicyScope::Kind::Object:
-        d.whole_object = p.scope.name == o.name.str();
+        d.whole_object = p.scope.name == o.name.str() ||
+                         reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
         scope_text = "object " + p.scope.name;
         break;
       case PolicyScope::Kind::Column: {
         const auto dot = p.scope.name.rfind('.');
-        if (p.scope.name.substr(0, dot) == o.name.str()) {
+        const std::string_view table = std::string_view(p.scope.name).substr(0, dot);
+        if (table == o.name.str()) {
           const std::string col = p.scope.name.substr(dot + 1);
           for (std::size_t i = 0; i < o.columns.size(); ++i) {
             if (o.columns[i].name == col) d.columns.push_back(op.columns[i]);
           }
+        } else {
+          d.whole_object = reaches_through_base([&](const Object& b) { return table == b.name.str(); });
         }
         scope_text = "column " + p.scope.name;
         break;
       }
       case PolicyScope::Kind::Domain:
-        d.whole_object = within_domain(o.domain, p.scope.name);
+        d.whole_object = within_domain(o.domain, p.scope.name) ||
+                         reaches_through_base([&](const Object& b) { return within_domain(b.domain, p.scope.name); });
         scope_text = "domain " + p.scope.name;
         break;
       case PolicyScope::Kind::Tag:
@@ -529,6 +555,16 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
     it = denied ? masks.erase(it) : std::next(it);
   }
   std::sort(a.denied_columns.begin(), a.denied_columns.end());
+  // A deny, mask or filter is keyed by the object's and columns' names; OWNERSHIP would let the
+  // user rename them out from under it (Trino checks only OWNERSHIP to rename a table or column).
+  if (a.privileges.has(Privilege::Ownership)) {
+    for (const auto& d : decisions) {
+      if (!d.applies) continue;
+      a.privileges.remove(Privilege::Ownership);
+      ua.reasons.push_back("OWNERSHIP withheld: " + d.policy + " applies (an owner could rename what it names)");
+      break;
+    }
+  }
   if (!a.privileges.has(Privilege::Select)) {
     a.denied_columns.clear();
     return;

@@ -338,6 +338,13 @@ class ProfileCompiler {
         reasons.push_back(join_words(withheld.names()) + " withheld: not cleared for " + join_words(missing_any) +
                           " (withhold_writes)");
       }
+    } else if (!missing_any.empty() && access.privileges.has(Privilege::Ownership)) {
+      // OWNERSHIP lets its holder rename the table or a column (Trino checks only OWNERSHIP for
+      // both), and a gate is keyed by name: renamed, the gated data is read under a name the gate
+      // does not cover. So it goes with any missing clearance, withhold_writes or not.
+      access.privileges.remove(Privilege::Ownership);
+      reasons.push_back("OWNERSHIP withheld: not cleared for " + join_words(missing_any) +
+                        " (an owner could rename what the gate names)");
     }
     if (!access.privileges.has(Privilege::Select)) {
       access.denied_columns.clear();

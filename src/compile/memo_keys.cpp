@@ -55,6 +55,12 @@ std::string MemoKeys::object(const ObjectPolicy& op, const std::vector<std::size
   d.add(o.view_security ? static_cast<std::uint64_t>(*o.view_security) : 99);
   d.add(o.depends_on.size());
   for (const auto& x : o.depends_on) d.add(x);
+  // Policies scoped to a base (by name, column or domain) reach the view: what names them is read.
+  d.add(m_.object_bases[op.object].size());
+  for (const std::size_t b : m_.object_bases[op.object]) {
+    const Object& base = m_.snapshot->objects[b];
+    d.add(base.name.catalog).add(base.name.schema).add(base.name.table).add(base.domain.value_or("\\n"));
+  }
   d.add(o.tags.size());
   for (const auto& x : o.tags) d.add(x);
   d.add(m_.object_tags[op.object].size());

@@ -65,19 +65,25 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
 
   // Tags inherited through depends_on, transitively; validation refused cycles.
   m->object_tags.assign(s.objects.size(), {});
+  m->object_bases.assign(s.objects.size(), {});
   std::vector<int> state(s.objects.size(), 0);
   std::function<void(std::size_t)> resolve = [&](std::size_t i) {
     if (state[i] == 2) return;
     state[i] = 2;
     const Object& o = s.objects[i];
     auto& tags = m->object_tags[i];
+    auto& bases = m->object_bases[i];
     tags.insert(o.tags.begin(), o.tags.end());
     for (const auto& dep : o.depends_on) {
       const std::size_t j = m->object_index.at(dep);
       resolve(j);
       tags.insert(m->object_tags[j].begin(), m->object_tags[j].end());
       for (const auto& c : s.objects[j].columns) tags.insert(c.tags.begin(), c.tags.end());
+      bases.push_back(j);
+      bases.insert(bases.end(), m->object_bases[j].begin(), m->object_bases[j].end());
     }
+    std::sort(bases.begin(), bases.end());
+    bases.erase(std::unique(bases.begin(), bases.end()), bases.end());
   };
   for (std::size_t i = 0; i < s.objects.size(); ++i) resolve(i);
   return m;

@@ -63,16 +63,25 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
         {Severity::Info, "materialized_view_restriction",
          std::to_string(names.size()) + " users are not cleared for every gated tag on profile " + profile.name + " (" +
              join_some(ps.gated_tags) +
-             ") and cannot create materialized views there; Trino's file-based rules check the same OWNERSHIP of "
-             "the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot create tables "
-             "or views either (set restrict_materialized_views: false to lift this)",
+             ") and cannot create materialized views there under a new name; Trino's file-based rules check the same "
+             "OWNERSHIP of the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot "
+             "create tables or views either. Listed objects their grants let them own (OWNERSHIP is kept where "
+             "nothing restricts them) they could drop and re-create under the same name, as a materialized view "
+             "too: withhold OWNERSHIP in the grants where that matters (set restrict_materialized_views: false to "
+             "lift the restriction)",
          profile.name, names});
   }
   if (profile.engine != Engine::Trino) return out;
+  // On Trino a DEFINER view reads its bases as its owner: what the owner may not read of a base,
+  // nobody reads through the view. Judged on the compiled decisions, so gates, deny policies and
+  // missing grants are all seen.
+  std::map<std::size_t, const ObjectPolicy*> by_object;
+  for (const auto& op : ps.objects) by_object[op.object] = &op;
   for (const auto& op : ps.objects) {
     const Object& o = snapshot.objects[op.object];
-    if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || op.object_gates.empty()) continue;
+    if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer) continue;
     if (!o.owner) {
+      if (op.object_gates.empty()) continue;
       out.push_back({Severity::Warning,
                      "definer_view_without_owner",
                      "DEFINER view " + o.name.str() + " carries gated tags (" + join_words(op.object_gates) +
@@ -83,17 +92,51 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
       continue;
     }
     const std::size_t owner = model.user_index.at(*o.owner);
+    std::vector<std::string> unreadable, partly;  // bases the owner cannot read; "base (columns)"
+    std::vector<std::string> causes;              // why, from the owner's decisions on those bases
+    for (const auto& dep : o.depends_on) {
+      const auto it = by_object.find(model.object_index.at(dep));
+      if (it == by_object.end()) continue;  // outside the profile: Trino does not reach it here
+      const AccessClass* cls = it->second->class_of(owner);
+      if (!cls || !cls->access.privileges.has(Privilege::Select)) {
+        unreadable.push_back(dep);
+        if (!cls) causes.push_back("no grant on " + dep);
+      } else if (!cls->access.denied_columns.empty()) {
+        partly.push_back(dep + " (" + join_words(cls->access.denied_columns) + ")");
+      } else {
+        continue;
+      }
+      if (cls) causes.insert(causes.end(), cls->reasons.begin(), cls->reasons.end());
+    }
     std::vector<std::string> missing;
     for (const auto& t : op.object_gates) {
       if (!model.is_cleared(owner, t)) missing.push_back(t);
     }
+    const std::string effect =
+        !unreadable.empty()
+            ? "on Trino the view is refused to everybody, the cleared included, because its owner cannot read " +
+                  join_words(unreadable)
+        : !partly.empty() ? "on Trino every query of the view that reads the columns its owner may not read "
+                            "fails for everybody, the cleared included: " +
+                                join_words(partly)
+                          : "";
     if (!missing.empty()) {
+      // MODEL §2 names this one: the owner is not cleared for the view's tags.
       out.push_back({Severity::Warning,
                      "definer_view_owner_not_cleared",
                      "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ", who is not cleared for " +
-                         join_words(missing) +
-                         ": on Trino the view is refused to everybody, the cleared included; give the owner "
-                         "the role directly or make the view SECURITY INVOKER",
+                         join_words(missing) + ": " +
+                         (effect.empty() ? "on Trino the view is refused to everybody, the cleared included" : effect) +
+                         "; give the owner the role directly or make the view SECURITY INVOKER",
+                     profile.name,
+                     {o.name.str(), *o.owner}});
+    } else if (!effect.empty()) {
+      out.push_back({Severity::Warning,
+                     "definer_view_owner_cannot_read",
+                     "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ": " + effect + " (" +
+                         join_words(causes) +
+                         "); grant the owner what the view reads, exempt the owner, or make the view SECURITY "
+                         "INVOKER",
                      profile.name,
                      {o.name.str(), *o.owner}});
     }

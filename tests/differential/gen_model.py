@@ -396,7 +396,7 @@ HOSTILE_STRINGS = [
 ATTR_VALUES = {
     "dept": HOSTILE_STRINGS,
     "level": [0, 3, 7, -2, 2.5, 100],
-    "regions": [["EU", "US"], ["O'Brien"], [], ["back\\slash", "ü"]],
+    "regions": [["EU", "US"], ["O'Brien"], [], ["back\\slash", "ü"], ["EU", ""]],
     "active": [True, False],
 }
 
@@ -419,7 +419,7 @@ def add_policies(snapshot, rng):
                 if rng.random() < 0.5:
                     attrs[k] = rng.choice(vals)
             if rng.random() < 0.3 and "region" not in attrs:
-                attrs["region"] = rng.choice(["EU", "US", "O'Brien"])
+                attrs["region"] = rng.choice(["EU", "US", "O'Brien", ""])
     # policies only show where SELECT is held: widen reading for a few principals
     seen = {(tuple(sorted(g["principal"].items())), g["object"]) for g in snapshot["grants"]}
     for _ in range(rng.randint(2, 5)):

@@ -128,6 +128,17 @@ class Reference:
         self._eff[oname] = frozenset(tags)
         return self._eff[oname]
 
+    def bases(self, oname: str) -> list:
+        """Every object a view or MV reads through depends_on, transitively (names)."""
+        out, todo = [], list(self.objects[oname].get("depends_on") or [])
+        while todo:
+            d = todo.pop()
+            if d in out:
+                continue
+            out.append(d)
+            todo.extend(self.objects[d].get("depends_on") or [])
+        return out
+
     def g_obj(self, o: dict) -> set:
         return {t for t in self.effective_tags(o["name"]) if t in self.gate_roles}
 
@@ -163,8 +174,9 @@ class Reference:
             all_gated |= gc
             if any(not self.cleared(uname, t) for t in gc):
                 denied.append(c["name"].lower())
-        if prof.withhold_writes and any(not self.cleared(uname, t) for t in all_gated):
-            privs -= WRITES
+        if any(not self.cleared(uname, t) for t in all_gated):
+            # OWNERSHIP would let them rename what the gate names: withheld, withhold_writes or not.
+            privs -= WRITES if prof.withhold_writes else {"OWNERSHIP"}
         if "SELECT" not in privs:
             denied = []
         return privs, sorted(denied)
@@ -437,16 +449,23 @@ def _typed_value(v, ctype: str):
 def _policy_scope_reach(ref, p: dict, o: dict):
     """-> (whole_object: bool, columns: list of engine column names) the scope reaches."""
     sc = p["scope"]
+    # A view has no column lineage: a policy on a base, one of its columns or its domain reaches
+    # the whole view (as the base's tags do).
+    bases = [ref.objects[b] for b in ref.bases(o["name"])]
+
+    def in_domain(x):
+        d = x.get("domain")
+        return d is not None and (d == sc["domain"] or d.startswith(sc["domain"] + "/"))
+
     if "object" in sc:
-        return sc["object"] == o["name"], []
+        return sc["object"] == o["name"] or any(b["name"] == sc["object"] for b in bases), []
     if "column" in sc:
         oname, _, col = sc["column"].rpartition(".")
         if oname != o["name"]:
-            return False, []
+            return any(b["name"] == oname for b in bases), []
         return False, [c["name"].lower() for c in o["columns"] if c["name"] == col]
     if "domain" in sc:
-        d = o.get("domain")
-        return d is not None and (d == sc["domain"] or d.startswith(sc["domain"] + "/")), []
+        return in_domain(o) or any(in_domain(b) for b in bases), []
     if "tag" in sc:
         tags = {sc["tag"]}
     else:
@@ -512,7 +531,10 @@ def _user_value(self, uname, ref_):
         key = ref_[len("attributes."):]
         if key not in attrs:
             raise Unsatisfiable("missing attribute " + key)
-        return attrs[key]
+        v = attrs[key]
+        if v == "" or (isinstance(v, list) and "" in v):
+            raise Unsatisfiable("empty attribute " + key)  # an empty claim is no claim
+        return v
     raise Unsatisfiable("unknown $user reference " + ref_)
 
 
@@ -607,6 +629,8 @@ def _policy_access(self, uname, o, prof):
     decs = [d for d in self._policy_decisions(uname, o) if d.applies]
     if any(d.policy["type"] == "deny" and d.whole for d in decs):
         return set(), [], {}, None
+    if decs:
+        privs = privs - {"OWNERSHIP"}  # an owner could rename what the policy names
     if "SELECT" not in privs:
         return privs, [], {}, None
     for d in decs:

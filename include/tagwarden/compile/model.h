@@ -24,8 +24,12 @@ struct Model {
   std::vector<std::set<std::string>> any_roles;                  ///< per user: directly or through a group, unexpired
   std::map<std::string, std::vector<std::size_t>> role_holders;  ///< role -> users holding it directly, unexpired
   std::vector<std::set<std::string>> object_tags;  ///< per object: own tags + inherited through depends_on
-  std::vector<bool> engine_gated;                  ///< per classification: has at least one role row
-  std::vector<std::vector<bool>> cleared;          ///< [user][classification], engine semantics
+  /// Per object: every object it reads through depends_on, transitively (indices, sorted). A view
+  /// has no column lineage, so what restricts a base (its tags, a policy scoped to it, a column
+  /// or its domain) restricts the whole view.
+  std::vector<std::vector<std::size_t>> object_bases;
+  std::vector<bool> engine_gated;          ///< per classification: has at least one role row
+  std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
 
   const User& user(std::size_t i) const { return snapshot->users[i]; }
   const Object& object(std::size_t i) const { return snapshot->objects[i]; }
