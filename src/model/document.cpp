@@ -2,18 +2,21 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
+
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
 
+#include "tagwarden/model/entry_reader.h"
+
 namespace tw {
 
 struct JsonDocument::Impl {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  RawStrings raw;
 };
 
 JsonDocument::JsonDocument() = default;
@@ -23,7 +26,7 @@ JsonDocument::~JsonDocument() = default;
 
 bool JsonDocument::has_value() const { return impl_ != nullptr; }
 
-JsonValue JsonDocument::root() const { return JsonValue(impl_->root, impl_->raw.empty() ? nullptr : &impl_->raw); }
+JsonValue JsonDocument::root() const { return JsonValue(impl_->root); }
 
 // Builds JsonDocuments (a friend of JsonDocument).
 struct DocumentParser {
@@ -59,12 +62,37 @@ nlohmann::json yaml_scalar(const YAML::Node& node) {
   return s;
 }
 
+// The problem with a string that is not UTF-8 (which simdjson, every engine and
+// every JSON output refuse), or nullopt. simdjson checks first: the fast path.
+std::optional<std::string> utf8_problem(const std::string& s) {
+  if (simdjson::validate_utf8(s.data(), s.size())) return std::nullopt;
+  const std::size_t at = invalid_utf8_offset(s).value_or(0);
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(s[at])));
+  return "is not valid UTF-8 (byte " + std::string(byte) + " at offset " + std::to_string(at) +
+         "); save the file as UTF-8";
+}
+
+// A key for a path: invalid UTF-8 shown as U+FFFD, so that the path itself is
+// text every error output can carry.
+std::string printable_key(const std::string& key) {
+  const std::string quoted = nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
+// Every string, key or value at any depth, that is not UTF-8 is an error naming
+// its path: YAML (unlike JSON) does not refuse it, and the compiled rules could
+// not carry it.
 nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path, DocumentParser::Errors& errors) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       return nullptr;
     case YAML::NodeType::Scalar:
+      if (std::optional<std::string> problem = utf8_problem(node.Scalar())) {
+        errors.emplace_back(path, std::move(*problem));
+        return nullptr;
+      }
       return yaml_scalar(node);
     case YAML::NodeType::Sequence: {
       nlohmann::json out = nlohmann::json::array();
@@ -83,6 +111,12 @@ nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path, Doc
           continue;
         }
         const std::string key = kv.first.Scalar();
+        if (std::optional<std::string> problem = utf8_problem(key)) {
+          const std::string key_at = child_path(path, printable_key(key));
+          errors.emplace_back(key_at, "key " + std::move(*problem));
+          yaml_to_json(kv.second, key_at, errors);  // and every problem below it
+          continue;
+        }
         if (out.contains(key)) {
           errors.emplace_back(child_path(path, key), "duplicate key \"" + key + "\"");
           continue;
@@ -93,46 +127,6 @@ nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path, Doc
     }
   }
   return nullptr;
-}
-
-bool valid_utf8(const std::string& s) { return simdjson::validate_utf8(s.data(), s.size()); }
-
-bool has_invalid_utf8(const nlohmann::json& v) {
-  if (v.is_string()) return !valid_utf8(v.get_ref<const std::string&>());
-  if (v.is_array()) {
-    for (const auto& item : v) {
-      if (has_invalid_utf8(item)) return true;
-    }
-  } else if (v.is_object()) {
-    for (const auto& [key, item] : v.items()) {
-      if (!valid_utf8(key) || has_invalid_utf8(item)) return true;
-    }
-  }
-  return false;
-}
-
-// See RawStrings: once one string is not valid UTF-8, every such string and
-// every string starting with NUL (which could be mistaken for a placeholder)
-// moves to `raw`.
-std::string protect(const std::string& s, RawStrings& raw) {
-  if (valid_utf8(s) && (s.empty() || s.front() != '\0')) return s;
-  raw.push_back(s);
-  return std::string(1, '\0') + std::to_string(raw.size() - 1);
-}
-
-nlohmann::json protect_raw_strings(const nlohmann::json& v, RawStrings& raw) {
-  if (v.is_string()) return protect(v.get_ref<const std::string&>(), raw);
-  if (v.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : v) out.push_back(protect_raw_strings(item, raw));
-    return out;
-  }
-  if (v.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [key, item] : v.items()) out[protect(key, raw)] = protect_raw_strings(item, raw);
-    return out;
-  }
-  return v;
 }
 
 simdjson::error_code parse_padded(simdjson::dom::parser& parser, std::string_view text, simdjson::dom::element& root) {
@@ -316,7 +310,6 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
   }
   if (!result.errors.empty()) return result;
   auto impl = std::make_unique<JsonDocument::Impl>();
-  if (has_invalid_utf8(value)) value = protect_raw_strings(value, impl->raw);
   const simdjson::error_code error = parse_padded(impl->parser, value.dump(), impl->root);
   if (error == simdjson::DEPTH_ERROR) {
     result.errors.emplace_back(

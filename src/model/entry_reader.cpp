@@ -45,6 +45,16 @@ std::size_t utf8_char(std::string_view s, std::size_t i, char32_t& cp) {
 
 }  // namespace
 
+std::optional<std::size_t> invalid_utf8_offset(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    const std::size_t len = utf8_char(s, i, cp);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> name_problem(std::string_view name, std::string_view what) {
   if (name.empty()) return std::string(what) + " must not be empty";
   if (name.size() > 256) return std::string(what) + " is longer than 256 bytes";

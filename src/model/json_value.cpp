@@ -17,11 +17,9 @@ std::size_t JsonValue::size() const {
 
 std::optional<JsonValue> JsonValue::find(std::string_view key) const {
   if (!is_object()) return std::nullopt;
-  // Keys held in RawStrings start with NUL and are not valid UTF-8 or start
-  // with NUL themselves: they never equal a key the validators look up.
   simdjson::dom::element found;
   if (element_.get_object().value_unsafe().at_key(key).get(found)) return std::nullopt;
-  return JsonValue(found, raw_);
+  return JsonValue(found);
 }
 
 std::vector<JsonValue::Member> JsonValue::sorted_members() const {
@@ -80,16 +78,6 @@ nlohmann::json JsonValue::to_nlohmann() const {
       return nullptr;
   }
   return nullptr;
-}
-
-std::string_view JsonValue::decode_raw(std::string_view s) const {
-  std::size_t index = 0;
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return s;
-    index = index * 10 + static_cast<std::size_t>(s[i] - '0');
-  }
-  if (s.size() < 2 || index >= raw_->size()) return s;
-  return (*raw_)[index];
 }
 
 }  // namespace tw

@@ -309,21 +309,22 @@ TEST_CASE("hostile names are still checked, in JSON and in YAML", "[load]") {
     CHECK(only_error(kJsonHead + R"("roles": [")" + std::string(257, 'r') + R"("]})") ==
           "roles[0]: role is longer than 256 bytes");
   }
-  SECTION("YAML keeps the bytes of invalid UTF-8 for the validator") {
+  SECTION("YAML: strings that start with NUL are read as they are, and checked") {
+    const std::string text = kYamlHead + "roles: [\"\\0r\", \"\\0\", ok]\n";
+    CHECK(must_fail(text) ==
+          Names{"roles[0]: role \"\\u0000r\" contains a control character, which engines cannot quote",
+                "roles[1]: role \"\\u0000\" contains a control character, which engines cannot quote"});
+  }
+  SECTION("YAML: every string that is not UTF-8 refuses the document, naming its path") {
     const std::string text = kYamlHead + "users:\n  - {name: al\xFFice, attributes: {\"q\xFF\": v}}\n" +
-                             "roles: [\"r\xC0\xAF\", \"\\0r\", \"\\0\", ok]\n" +
+                             "roles: [\"r\xC0\xAF\", ok]\n" +
                              "objects:\n  - {name: c.s.t, columns: [{name: a, type: \"int\xFF\"}]}\n";
     CHECK(must_fail(text) ==
-          Names{"roles[0]: role is not valid UTF-8",
-                "roles[1]: role \"\\u0000r\" contains a control character, which engines cannot quote",
-                "roles[2]: role \"\\u0000\" contains a control character, which engines cannot quote",
-                "users[0].name: user name is not valid UTF-8",
-                "users[0].attributes.q\xFF: attribute name is not valid UTF-8",
-                "objects[0].columns[0].type: column type \"int\xEF\xBF\xBD\" is not a type name (e.g. varchar, "
-                "decimal(10,2))"});
-    CHECK(only_error(kYamlHead + "users: [{name: alice, \"k\xFF\": 1}]\n") ==
-          "users[0].k\xFF: unknown key \"k\xFF\" (expected one of: name, engine_user, platform_admin, groups, "
-          "attributes)");
+          Names{"users[0].name: is not valid UTF-8 (byte 0xFF at offset 2); save the file as UTF-8",
+                "users[0].attributes.q\xEF\xBF\xBD: key is not valid UTF-8 (byte 0xFF at offset 1); save the file as "
+                "UTF-8",
+                "roles[0]: is not valid UTF-8 (byte 0xC0 at offset 1); save the file as UTF-8",
+                "objects[0].columns[0].type: is not valid UTF-8 (byte 0xFF at offset 3); save the file as UTF-8"});
   }
 }
 

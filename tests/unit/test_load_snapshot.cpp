@@ -492,11 +492,11 @@ TEST_CASE("a control character in a name is an error naming the entry", "[load]"
 TEST_CASE("invalid UTF-8 is refused", "[load]") {
   SECTION("YAML: the error names the entry") {
     const std::string yaml = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\nusers:\n  - {name: al\xFFice}\n";
-    CHECK(only_error(yaml) == "users[0].name: user name is not valid UTF-8");
+    CHECK(only_error(yaml) == "users[0].name: is not valid UTF-8 (byte 0xFF at offset 2); save the file as UTF-8");
   }
   SECTION("YAML: an overlong encoding") {
     const std::string yaml = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\nroles: [\"r\xC0\xAF\"]\n";
-    CHECK(only_error(yaml) == "roles[0]: role is not valid UTF-8");
+    CHECK(only_error(yaml) == "roles[0]: is not valid UTF-8 (byte 0xC0 at offset 1); save the file as UTF-8");
   }
   SECTION("JSON: the document is refused") {
     const std::string json = "{\"version\": 1, \"generated_at\": \"2026-11-30T12:00:00Z\", \"roles\": [\"r\xFF\"]}";

@@ -22,7 +22,9 @@ struct DocumentParse {
 
 /// JSON when the first non-blank character is '{' or '[', YAML otherwise; a
 /// UTF-8 byte order mark is skipped. JSON is read by simdjson (at most 1024
-/// levels deep); YAML by yaml-cpp, then handed to simdjson as JSON.
+/// levels deep); YAML by yaml-cpp, then handed to simdjson as JSON. Text that is
+/// not UTF-8 refuses the document: JSON with the JSON reader's message, YAML
+/// with one error per string (key or value) naming its path.
 DocumentParse parse_document(std::string_view text);
 
 /// Reads a whole file; throws std::runtime_error naming the path on failure.

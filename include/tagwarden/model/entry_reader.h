@@ -26,6 +26,10 @@ bool check_name(std::string_view name, const std::string& path, std::string_view
                 std::vector<ValidationError>& errors);
 /// The message check_name() records for `name`, or nullopt when it is a valid name.
 std::optional<std::string> name_problem(std::string_view name, std::string_view what);
+/// The offset of the first byte of `s` that does not start a well-formed UTF-8
+/// sequence (RFC 3629: no overlong forms, surrogates or code points beyond
+/// U+10FFFF), or nullopt when all of `s` is UTF-8. The decoder name_problem() uses.
+std::optional<std::size_t> invalid_utf8_offset(std::string_view s);
 
 /// Distinct names, most often few: searched linearly while few, hashed beyond.
 class DistinctNames {

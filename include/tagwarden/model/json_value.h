@@ -16,12 +16,6 @@
 
 namespace tw {
 
-/// The strings of a YAML document that are not valid UTF-8, which simdjson
-/// cannot hold: the DOM holds "\0<index>" in their place and JsonValue gives
-/// back the original bytes, so that the validators report them as before.
-/// Empty (and unused) for JSON, where invalid UTF-8 refuses the document.
-using RawStrings = std::vector<std::string>;
-
 class JsonValue {
  public:
   struct Member;
@@ -29,7 +23,7 @@ class JsonValue {
   class Array;
   class Object;
 
-  JsonValue(simdjson::dom::element element, const RawStrings* raw) : element_(element), raw_(raw) {}
+  explicit JsonValue(simdjson::dom::element element) : element_(element) {}
 
   bool is_null() const { return type() == Type::NULL_VALUE; }
   bool is_object() const { return type() == Type::OBJECT; }
@@ -42,7 +36,7 @@ class JsonValue {
   bool is_integer() const { return type() == Type::INT64 || type() == Type::UINT64; }
 
   /// Precondition: is_string().
-  std::string_view string() const { return decode(element_.get_string().value_unsafe()); }
+  std::string_view string() const { return element_.get_string().value_unsafe(); }
   /// Precondition: is_boolean().
   bool boolean() const { return element_.get_bool().value_unsafe(); }
   /// Precondition: is_integer(). As nlohmann's get<std::int64_t>(): a value
@@ -75,14 +69,8 @@ class JsonValue {
  private:
   using Type = simdjson::dom::element_type;
   Type type() const { return element_.type(); }
-  std::string_view decode(std::string_view s) const {
-    if (raw_ != nullptr && !s.empty() && s.front() == '\0') return decode_raw(s);
-    return s;
-  }
-  std::string_view decode_raw(std::string_view s) const;
 
   simdjson::dom::element element_;
-  const RawStrings* raw_ = nullptr;
 };
 
 struct JsonValue::Member {
@@ -99,8 +87,8 @@ class JsonValue::Array {
  public:
   class iterator {
    public:
-    iterator(simdjson::dom::array::iterator it, const RawStrings* raw) : it_(it), raw_(raw) {}
-    JsonValue operator*() const { return JsonValue(*it_, raw_); }
+    explicit iterator(simdjson::dom::array::iterator it) : it_(it) {}
+    JsonValue operator*() const { return JsonValue(*it_); }
     iterator& operator++() {
       ++it_;
       return *this;
@@ -109,23 +97,21 @@ class JsonValue::Array {
 
    private:
     simdjson::dom::array::iterator it_;
-    const RawStrings* raw_;
   };
-  Array(simdjson::dom::array array, const RawStrings* raw) : array_(array), raw_(raw) {}
-  iterator begin() const { return iterator(array_.begin(), raw_); }
-  iterator end() const { return iterator(array_.end(), raw_); }
+  explicit Array(simdjson::dom::array array) : array_(array) {}
+  iterator begin() const { return iterator(array_.begin()); }
+  iterator end() const { return iterator(array_.end()); }
 
  private:
   simdjson::dom::array array_;
-  const RawStrings* raw_;
 };
 
 class JsonValue::IndexedArray {
  public:
   class iterator {
    public:
-    iterator(simdjson::dom::array::iterator it, const RawStrings* raw) : it_(it), raw_(raw) {}
-    Indexed operator*() const { return {index_, JsonValue(*it_, raw_)}; }
+    explicit iterator(simdjson::dom::array::iterator it) : it_(it) {}
+    Indexed operator*() const { return {index_, JsonValue(*it_)}; }
     iterator& operator++() {
       ++it_;
       ++index_;
@@ -135,27 +121,22 @@ class JsonValue::IndexedArray {
 
    private:
     simdjson::dom::array::iterator it_;
-    const RawStrings* raw_;
     std::size_t index_ = 0;
   };
-  IndexedArray(simdjson::dom::array array, const RawStrings* raw) : array_(array), raw_(raw) {}
-  iterator begin() const { return iterator(array_.begin(), raw_); }
-  iterator end() const { return iterator(array_.end(), raw_); }
+  explicit IndexedArray(simdjson::dom::array array) : array_(array) {}
+  iterator begin() const { return iterator(array_.begin()); }
+  iterator end() const { return iterator(array_.end()); }
 
  private:
   simdjson::dom::array array_;
-  const RawStrings* raw_;
 };
 
 class JsonValue::Object {
  public:
   class iterator {
    public:
-    iterator(simdjson::dom::object::iterator it, const RawStrings* raw) : it_(it), raw_(raw) {}
-    Member operator*() const {
-      const JsonValue value(it_.value(), raw_);
-      return {value.decode(it_.key()), value};
-    }
+    explicit iterator(simdjson::dom::object::iterator it) : it_(it) {}
+    Member operator*() const { return {it_.key(), JsonValue(it_.value())}; }
     iterator& operator++() {
       ++it_;
       return *this;
@@ -164,22 +145,18 @@ class JsonValue::Object {
 
    private:
     simdjson::dom::object::iterator it_;
-    const RawStrings* raw_;
   };
-  Object(simdjson::dom::object object, const RawStrings* raw) : object_(object), raw_(raw) {}
-  iterator begin() const { return iterator(object_.begin(), raw_); }
-  iterator end() const { return iterator(object_.end(), raw_); }
+  explicit Object(simdjson::dom::object object) : object_(object) {}
+  iterator begin() const { return iterator(object_.begin()); }
+  iterator end() const { return iterator(object_.end()); }
 
  private:
   simdjson::dom::object object_;
-  const RawStrings* raw_;
 };
 
-inline JsonValue::Array JsonValue::elements() const { return Array(element_.get_array().value_unsafe(), raw_); }
-inline JsonValue::IndexedArray JsonValue::indexed() const {
-  return IndexedArray(element_.get_array().value_unsafe(), raw_);
-}
-inline JsonValue::Object JsonValue::members() const { return Object(element_.get_object().value_unsafe(), raw_); }
+inline JsonValue::Array JsonValue::elements() const { return Array(element_.get_array().value_unsafe()); }
+inline JsonValue::IndexedArray JsonValue::indexed() const { return IndexedArray(element_.get_array().value_unsafe()); }
+inline JsonValue::Object JsonValue::members() const { return Object(element_.get_object().value_unsafe()); }
 
 /// A parsed document: owns simdjson's parser, whose DOM every JsonValue of
 /// the document points into. Move-only; moving keeps the values valid.
