@@ -8,9 +8,9 @@
 
 #include "load_policies.h"
 #include "tagwarden/model/document.h"
+#include "tagwarden/model/domain.h"
 #include "tagwarden/model/entry_reader.h"
 #include "tagwarden/model/load.h"
-#include "tagwarden/model/domain.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -424,6 +424,10 @@ class SnapshotValidator {
   void read_grants(EntryReader& top, Snapshot& s) {
     const std::optional<JsonValue> list = top.array("grants", false);
     if (!list) return;
+    // principal kind NUL principal NUL lowercased object pattern -> index of the
+    // first grant with them (checked names hold no NUL). Patterns are compared
+    // as object names are: case-insensitively, since Trino lowercases them.
+    std::unordered_map<std::string, std::pair<std::size_t, std::string>> first_grant;  // -> (index, object)
     for (const auto [i, item] : list->indexed()) {
       EntryReader e(item, "grants", i, errors_, {"principal", "object", "privileges"});
       if (!e.is_mapping()) continue;
@@ -469,6 +473,20 @@ class SnapshotValidator {
         }
       } else {
         ok = false;
+      }
+      // Principal and object are known here only when ok: a duplicate is
+      // reported even when its privileges are wrong too.
+      if (ok) {
+        const std::string key = std::string(g.principal.kind == Principal::Kind::Role ? "r" : "u") + '\0' +
+                                g.principal.name + '\0' + lower(g.object.str());
+        if (const auto [first, fresh] = first_grant.try_emplace(key, i, g.object.str()); !fresh) {
+          const bool same_spelling = first->second.second == g.object.str();
+          e.error(e.path(), "duplicate of " + index_path("grants", first->second.first) +
+                                (same_spelling ? " (same principal and object; merge their privileges)"
+                                               : " (same principal and object, as object names are compared "
+                                                 "case-insensitively; merge their privileges)"));
+          ok = false;
+        }
       }
       if (const std::optional<JsonValue> privs = e.array("privileges", true)) {
         if (privs->size() == 0) e.error(e.path("privileges"), "must name at least one privilege");

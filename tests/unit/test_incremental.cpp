@@ -3,6 +3,8 @@
 // memo gives the same PolicySet, findings and Trino rules bytes as a compile
 // from scratch, and reuses the untouched objects.
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <random>
 
@@ -52,7 +54,7 @@ struct World {
       s["objects"].push_back(obj);
     }
     s["grants"] = json::array();
-    for (int g = 0; g < 8; ++g) s["grants"].push_back(grant());
+    for (int g = 0; g < 8; ++g) s["grants"].push_back(distinct_grant(s["grants"], s["grants"].size()));
     s["policies"] =
         json::array({{{"name", "mask_tag4"},
                       {"type", "column_mask"},
@@ -87,6 +89,18 @@ struct World {
         {"principal", {{"role", "role" + std::to_string(pick(5))}}}, {"object", object}, {"privileges", privileges}};
   }
 
+  // A grant for position `at` of `grants` (at == size: a new one) whose principal and object no
+  // other grant has: a snapshot with two such grants is refused (MODEL section 1: duplicates).
+  json distinct_grant(const json& grants, std::size_t at) {
+    for (;;) {
+      json g = grant();
+      bool repeated = false;
+      for (std::size_t i = 0; i < grants.size() && !repeated; ++i)
+        repeated = i != at && grants[i]["principal"] == g["principal"] && grants[i]["object"] == g["object"];
+      if (!repeated) return g;
+    }
+  }
+
   // One random change of the kind a webhook reports; returns what it was.
   std::string change(json& s) {
     json& objects = s["objects"];
@@ -108,15 +122,22 @@ struct World {
       case 3:
         s["role_assignments"].erase(pick(s["role_assignments"].size()));
         return "membership removed";
-      case 4:
-        s["grants"][pick(s["grants"].size())] = grant();
+      case 4: {
+        const std::size_t g = pick(s["grants"].size());
+        s["grants"][g] = distinct_grant(s["grants"], g);
         return "grant changed";
+      }
       case 5:
         s["users"][pick(s["users"].size())]["attributes"] = {{"region", "LATAM"}};
         return "attribute changed";
       default: {
         json obj = objects[pick(objects.size())];
-        obj["name"] = obj["name"].get<std::string>() + "_new";
+        std::string name = obj["name"].get<std::string>() + "_new";
+        const auto taken = [&](const std::string& n) {
+          return std::any_of(objects.begin(), objects.end(), [&](const json& o) { return o["name"] == n; });
+        };
+        while (taken(name)) name += "_new";  // the same object picked twice: still a new name
+        obj["name"] = name;
         objects.push_back(obj);
         return "object added";
       }
