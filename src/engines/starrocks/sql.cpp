@@ -312,6 +312,11 @@ std::optional<std::string> typed_literal(const nlohmann::json& c, const nlohmann
     case LiteralKind::Integer:
       return v.dump();
     case LiteralKind::Double:
+      // A FLOAT (real) column compared with a DOUBLE or an integer is widened to DOUBLE,
+      // where 0.1 as a FLOAT is not 0.1: ne, not_in, gt and lt would admit rows they hide.
+      // A FLOAT literal compares as Trino's REAL does (Trino coerces integers to REAL too).
+      if (sql_type.empty()) return std::nullopt;
+      if (sql_type.rfind("DOUBLE", 0) != 0) return "CAST(" + literal(v.dump()) + " AS FLOAT)";
       if (v.is_number_integer()) return v.dump();
       return "CAST(" + literal(v.dump()) + " AS DOUBLE)";
     case LiteralKind::Decimal:
