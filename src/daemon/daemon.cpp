@@ -187,6 +187,12 @@ void Daemon::run() {
         counters_["tagwarden_reconcile_failures_total"]++;
       }
       log::error("reconcile_failed", {{"error", e.what()}});
+      try {
+        // Not past their valid_until, though: an expired assignment is never served.
+        withdraw_expired(clock_.now(), std::nullopt, "the reconcile pass failed");
+      } catch (const std::exception& e2) {
+        log::error("withdraw_failed", {{"error", e2.what()}});
+      }
     }
     next_periodic_ = Timestamp{clock_.now().seconds + interval()};
     for (auto& w : waiters) w(outcome);
@@ -265,7 +271,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   if (!snapshot) {
     if (outcome.source_error.empty() && outcome.snapshot_errors.empty())
       outcome.source_error = "no valid snapshot yet: nothing was compiled";
-    withdraw_expired(now);
+    withdraw_expired(now, std::nullopt, "no valid snapshot is available to recompile");
     outcome.duration_ms = elapsed_ms(t0);
     log::warn("reconcile_skipped", {{"reason", "no valid snapshot yet"}, {"generation", outcome.generation}});
     return outcome;
@@ -318,8 +324,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     std::lock_guard lock(mu_);
     model_ = model;
     snapshot_findings_ = std::move(found);
-    next_expiry_ = model->next_expiry();
   }
+  // A profile that failed keeps its last good artifact only until that artifact's valid_until:
+  // past it, the artifact may grant an assignment that has expired.
+  withdraw_expired(now, model->next_expiry(), "the profile's last compile or publish failed");
   outcome.duration_ms = elapsed_ms(t0);
   log::info("reconciled", outcome.to_json());
 #ifdef __GLIBC__

@@ -109,10 +109,13 @@ class Daemon {
   nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at,
                                 std::optional<Timestamp> valid_until);
   void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until);
-  /// With no snapshot to recompile from: stops serving every artifact whose valid_until has
-  /// passed (deny-all is served instead, and written to its rules_file), and re-arms the
-  /// expiry timer for the rest. Takes mu_ and publish_mu_.
-  void withdraw_expired(Timestamp now);
+  /// After every pass, whatever it could compile: stops serving every artifact whose
+  /// valid_until has passed (it was not replaced by a good compile, so it may grant an expired
+  /// role assignment): deny-all is served instead and written to its rules_file. Then sets the
+  /// expiry timer to the earliest of `upcoming` (the model's next role expiry, if a model was
+  /// built) and the valid_until of every artifact still served, so a profile that keeps failing
+  /// is still withdrawn on time. `why` goes into the log. Takes mu_, then publish_mu_.
+  void withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
   /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged.
   static void write_deny_all(const Profile& profile);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.

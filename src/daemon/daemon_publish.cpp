@@ -185,12 +185,12 @@ void Daemon::write_deny_all(const Profile& profile) {
   }
 }
 
-void Daemon::withdraw_expired(Timestamp now) {
-  std::lock_guard publishing(publish_mu_);
-  std::lock_guard lock(mu_);
+void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
+  // mu_ before publish_mu_, as reload_config takes them.
+  std::scoped_lock lock(mu_, publish_mu_);
   auto next = std::make_shared<PublishedMap>(*published_.load());
   bool withdrew = false;
-  next_expiry_.reset();
+  next_expiry_ = upcoming;
   for (const auto& p : config_.profiles) {
     auto& st = profiles_[p.name];
     if (!st.valid_until || !next->count(p.name)) continue;
@@ -198,13 +198,20 @@ void Daemon::withdraw_expired(Timestamp now) {
       if (!next_expiry_ || *st.valid_until < *next_expiry_) next_expiry_ = st.valid_until;
       continue;
     }
-    // No snapshot to recompile from, and the artifact may grant an assignment that has
-    // expired: deny-all is what the engines get until a good compile.
-    log::error("artifact_withdrawn", {{"profile", p.name},
-                                      {"valid_until", format_timestamp(*st.valid_until)},
-                                      {"message",
-                                       "a role assignment expired and no valid snapshot is available to "
-                                       "recompile: serving deny-all until the first good compile"}});
+    // The artifact may grant an assignment that has expired, and nothing replaced it:
+    // deny-all is what the engines get until a good compile.
+    nlohmann::json fields = {
+        {"profile", p.name},
+        {"valid_until", format_timestamp(*st.valid_until)},
+        {"message", "a role assignment expired and " + why + ": serving deny-all until the first good compile"}};
+    if (p.engine == Engine::StarRocks && !p.dsn.empty()) {
+      // The daemon serves no StarRocks artifact to the server: it applies statements. Withdrawing
+      // the artifact does not revoke what the last successful apply granted.
+      fields["live_server"] = "the StarRocks server " + p.dsn +
+                              " keeps what the last successful apply granted, the expired assignment "
+                              "included, until a compile and apply of this profile succeed";
+    }
+    log::error("artifact_withdrawn", fields);
     next->erase(p.name);
     st.valid_until.reset();
     st.artifact_sha256.clear();

@@ -906,6 +906,64 @@ def expiry_triggers_recompile_with_test_clock(c: Ctx):
     check(not has_rule(doc, "farid.haddad", "invoices", "SELECT"), "farid.haddad (not a holder here) selects invoices")
 
 
+def with_rules_file(d: Daemon, path: Path) -> None:
+    """Gives trino_main a rules_file (before start, or before a SIGHUP)."""
+    cfg = d.config_text()
+    old = "restrict_materialized_views: true\n"
+    assert old in cfg
+    d.write_config(cfg.replace(old, f"{old}    rules_file: {json.dumps(str(path))}\n", 1))
+
+
+SR_PROFILE = "  - name: sr_main\n    engine: starrocks\n    catalogs: [demo_warehouse]\n"
+
+
+@test
+def failing_profile_withdrawn_at_expiry(c: Ctx):
+    # A profile that cannot compile keeps its last good artifact, but never past the role
+    # expiry that artifact was compiled with.
+    T0 = int(time.time()) + 86400 * 30
+    snap = expiry_snapshot(rfc3339(T0 + 60))
+    d = c.daemon(snapshot=snap, clock=str(T0), extra_profiles=SR_PROFILE)
+    rules_file = d.tmp / "out" / "trino_main.rules.json"
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    check(has_rule(d.rules().json(), "temp.steward", "invoices", "SELECT"), "before T0+60, temp.steward cannot select")
+    check(has_rule(json.loads(rules_file.read_text()), "temp.steward", "invoices", "SELECT"),
+          "rules_file: before T0+60, temp.steward cannot select")
+    # a second user mapped to member-sso's engine name: no profile compiles any more
+    d.snapshot_path.write_text(snap.replace("users:\n", "users:\n  - {name: collider, engine_user: member-sso}\n", 1))
+    r = d.recompile()
+    eq(r.status, 422, "recompile with two users on one engine user")
+    eq([p["status"] for p in r.json()["profiles"]], ["failed", "failed"], "profile outcomes")
+    eq(d.rules().headers.get("x-tagwarden-ready"), "true", "the last good artifact is still served before T0+60")
+    eq(d.status()["next_expiry"], rfc3339(T0 + 60), "next_expiry while the profiles fail")
+    log_mark = d.log_size()
+    d.clock_path.write_text(str(T0 + 120))
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and d.rules().headers.get("x-tagwarden-ready") != "false":
+        time.sleep(0.05)
+    r = d.rules()
+    eq(r.headers.get("x-tagwarden-ready"), "false", f"served past the expiry:\n{d.log_tail(6)}")
+    eq(r.json().get("catalogs"), [{"allow": "none"}], "deny-all after the expiry")
+    eq(json.loads(rules_file.read_text()).get("catalogs"), [{"allow": "none"}], "rules_file after the expiry")
+    withdrawn = [e["profile"] for e in d.events(since=log_mark) if e.get("event") == "artifact_withdrawn"]
+    eq(sorted(withdrawn), ["sr_main", "trino_main"], "artifact_withdrawn events")
+    st = d.status()
+    eq([p["artifact"] for p in st["profiles"]], [None, None], "status artifacts after the expiry")
+    eq(st["next_expiry"], None, "next_expiry once nothing served has an expiry")
+    m = d.metrics()
+    for prof in ("trino_main", "sr_main"):
+        eq(m.get(f'tagwarden_artifacts_withdrawn_total{{profile="{prof}"}}'), 1.0, f"withdrawn metric of {prof}")
+    eq(d.get("/readyz").status, 503, "/readyz after the withdrawal")
+    # the snapshot is repaired: the profiles compile again, without temp.steward's access
+    d.snapshot_path.write_text(snap)
+    eq(d.recompile().status, 200, "recompile after the repair")
+    doc = d.rules().json()
+    check(not has_rule(doc, "temp.steward", "invoices", "SELECT"), "temp.steward selects after the repair")
+    eq(json.loads(rules_file.read_text()), doc, "rules_file after the repair")
+
+
 def _failure_case(c: Ctx, d: Daemon, label: str, mutate, metric: str):
     good = d.rules()
     m0 = d.metrics().get(metric, 0)

@@ -212,3 +212,117 @@ TEST_CASE("after a restart with no valid snapshot, an artifact is withdrawn once
   ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+// kExpiring with a user whose engine name collides with farid's (no profile can compile), and
+// farid's assignment extended to 13:00: the model's next expiry is later than the artifact's.
+std::string colliding(const std::string& snapshot) {
+  std::string s = snapshot;
+  const std::string users = R"("users": [{"name": "farid"}])";
+  s.replace(s.find(users), users.size(),
+            R"("users": [{"name": "farid"}, {"name": "collider", "engine_user": "farid"}])");
+  const std::string expiry = R"("expires_at": "2026-11-30T12:10:00Z")";
+  s.replace(s.find(expiry), expiry.size(), R"("expires_at": "2026-11-30T13:00:00Z")");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a profile that cannot compile is withdrawn once the role expiry its last good artifact saw passes") {
+  const auto dir = std::filesystem::temp_directory_path() / ("tw-failing-expiry-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto clock = dir / "clock";
+  set_clock(clock, "2026-11-30T12:05:00Z");
+  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
+  tw::Config config;
+  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  config.profiles[0].rules_file = (dir / "rules.json").string();
+  tw::Profile sr;
+  sr.name = "sr_main";
+  sr.engine = tw::Engine::StarRocks;
+  sr.catalogs = {"lake"};
+  config.profiles.push_back(sr);
+  config.daemon.state_dir = (dir / "state").string();
+  config.daemon.reconcile_interval_s = 3600;
+  const std::string deny_all = tw::trino::deny_all_rules().text;
+
+  auto source = std::make_shared<ScriptedSource>();
+  source->set(kExpiring);
+  tw::Daemon daemon(config, "", source);
+  daemon.restore_state();
+  std::thread loop([&] { daemon.run(); });
+  CHECK(reconcile(daemon).ok());
+  REQUIRE(daemon.published("trino_main"));
+  REQUIRE(daemon.published("sr_main"));
+  CHECK_THAT(tw::read_file((dir / "rules.json").string()), Catch::Contains("farid"));
+
+  source->set(colliding(kExpiring));
+  const tw::ReconcileOutcome failed = reconcile(daemon);
+  CHECK_FALSE(failed.ok());
+  for (const auto& p : failed.profiles) CHECK(p.value("status", "") == "failed");
+  // Both last good artifacts stay served until 12:10 (what they were compiled with is no longer
+  // known to hold), and the timer is set for it, not for the proposed 13:00.
+  REQUIRE(daemon.published("trino_main"));
+  REQUIRE(daemon.published("sr_main"));
+  CHECK(daemon.status()["next_expiry"] == "2026-11-30T12:10:00Z");
+
+  set_clock(clock, "2026-11-30T12:10:00Z");
+  for (int i = 0; i < 100 && (daemon.published("trino_main") || daemon.published("sr_main")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(daemon.published("trino_main") == nullptr);  // deny-all is served instead
+  CHECK(daemon.published("sr_main") == nullptr);
+  CHECK_FALSE(daemon.ready());
+  CHECK(tw::read_file((dir / "rules.json").string()) == deny_all);
+  const std::string metrics = daemon.metrics();
+  CHECK_THAT(metrics, Catch::Contains("tagwarden_artifacts_withdrawn_total{profile=\"trino_main\"} 1"));
+  CHECK_THAT(metrics, Catch::Contains("tagwarden_artifacts_withdrawn_total{profile=\"sr_main\"} 1"));
+  // Nothing served has a valid_until now; the snapshot's next expiry still schedules a pass.
+  CHECK(daemon.status()["next_expiry"] == "2026-11-30T13:00:00Z");
+
+  // The snapshot is fixed: the profiles compile again, without the expired assignment.
+  source->set(kExpiring);
+  CHECK(reconcile(daemon).ok());
+  REQUIRE(daemon.published("trino_main"));
+  CHECK(daemon.ready());
+  CHECK(tw::read_file((dir / "rules.json").string()) == daemon.published("trino_main")->artifact.bytes);
+
+  daemon.stop();
+  loop.join();
+  ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a reconcile pass that throws still withdraws an artifact past its valid_until") {
+  const auto dir = std::filesystem::temp_directory_path() / ("tw-throwing-expiry-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto clock = dir / "clock";
+  set_clock(clock, "2026-11-30T12:05:00Z");
+  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
+  tw::Config config;
+  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  config.daemon.state_dir = (dir / "state").string();
+  config.daemon.reconcile_interval_s = 3600;
+  auto source = std::make_shared<ScriptedSource>();
+  source->set(kExpiring);
+  tw::Daemon daemon(config, "", source);
+  daemon.restore_state();
+  std::thread loop([&] { daemon.run(); });
+  CHECK(reconcile(daemon).ok());
+  REQUIRE(daemon.published("trino_main"));
+
+  source->fail(true);
+  set_clock(clock, "2026-11-30T12:10:00Z");
+  const tw::ReconcileOutcome failed = reconcile(daemon);
+  CHECK(failed.source == "failed");
+  CHECK(daemon.published("trino_main") == nullptr);
+  CHECK_THAT(daemon.metrics(), Catch::Contains("tagwarden_artifacts_withdrawn_total{profile=\"trino_main\"} 1"));
+
+  source->fail(false);
+  daemon.stop();
+  loop.join();
+  ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
+  std::filesystem::remove_all(dir);
+}
