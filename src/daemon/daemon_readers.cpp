@@ -115,14 +115,31 @@ std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) cons
     return {422, {{"valid", false}, {"errors", errors}}};
   }
   auto model = build_model(std::make_shared<const Snapshot>(std::move(*loaded.snapshot)), clock_.now());
+  // What is served now, and the policy it was compiled from when this process compiled it.
+  struct Baseline {
+    std::shared_ptr<const PublishedArtifact> served;
+    std::shared_ptr<const PolicySet> policy;  ///< null: deny-all is served, or the policy is not known
+    std::string compiled_at;
+  };
   std::vector<Profile> profiles;
-  std::map<std::string, std::shared_ptr<const PolicySet>> current;
+  std::map<std::string, Baseline> baselines;
   {
     std::lock_guard lock(mu_);
     profiles = config_.profiles;
-    for (const auto& [name, st] : profiles_) current[name] = st.policy_set;
+    auto map = published_.load();
+    for (const auto& p : profiles) {
+      Baseline& b = baselines[p.name];
+      if (auto it = map->find(p.name); it != map->end()) b.served = it->second;
+      const auto& st = profiles_.at(p.name);
+      // The last good PolicySet describes the served artifact only if that artifact is the one
+      // it was rendered into (not one restored from state_dir, nor an older one a failed
+      // publish or apply left in force).
+      if (b.served && st.policy_set && !b.served->restored && st.artifact_sha256 == b.served->artifact.sha256) {
+        b.policy = st.policy_set;
+        b.compiled_at = st.last_success_at;
+      }
+    }
   }
-  auto map = published_.load();
   nlohmann::json out = nlohmann::json::array();
   bool ok = true;
   for (const auto& p : profiles) {
@@ -132,9 +149,29 @@ std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) cons
       out.push_back({{"profile", p.name}, {"status", "failed"}, {"errors", build.compile.errors}});
       continue;
     }
-    auto it = map->find(p.name);
-    const std::string before = it == map->end() ? std::string() : it->second->artifact.bytes;
-    nlohmann::json d = diff_policy(current[p.name].get(), before, *build.compile.policy_set, build.artifact->bytes);
+    const Baseline& b = baselines[p.name];
+    const std::string before =
+        b.served ? b.served->artifact.bytes : (p.engine == Engine::Trino ? trino::deny_all_rules().text : "");
+    // With an artifact served whose policy is unknown, who gains and loses access cannot be
+    // said: reporting it against nothing would list every access as gained.
+    const bool known = !b.served || b.policy;
+    nlohmann::json d =
+        diff_policy(b.policy.get(), before, *build.compile.policy_set, build.artifact->bytes, 500, known);
+    if (!b.served) {
+      d["baseline"] = {{"served", "deny-all"}};
+    } else if (known) {
+      d["baseline"] = {{"served", "artifact"},
+                       {"sha256", b.served->artifact.sha256},
+                       {"version", b.served->version},
+                       {"compiled_at", b.compiled_at}};
+    } else {
+      d["baseline"] = nullptr;
+      d["baseline_unknown"] =
+          std::string("the served artifact (sha256 ") + b.served->artifact.sha256 +
+          (b.served->restored ? ", restored from state_dir" : "") +
+          ") was not compiled by a successful compile of this process, so the policy it grants is not known: "
+          "access_changes and changes are null, only rules are compared. A successful recompile makes it known.";
+    }
     d["status"] = "ok";
     d["findings"] = findings_json(build.compile.findings);
     out.push_back(std::move(d));

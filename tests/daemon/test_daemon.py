@@ -1145,6 +1145,57 @@ def validate_endpoint(c: Ctx):
 
 
 @test
+def validate_judges_unlisted_names_by_broad_rules(c: Ctx):
+    # Served: the demo plus three listed bulk tables (t00000 Confidential, t00001 Internal,
+    # t00002 Public). Proposed: the demo, where those names are unlisted and the broad grants
+    # (analyst SELECT on demo_warehouse.*.*) decide.
+    d = c.daemon(snapshot=bulk_snapshot(3)).start()
+    d.wait_ready()
+    r = d.req("POST", "/v1/validate", DEMO_SNAPSHOT, token=TOKENS["validator"][1])
+    eq(r.status, 200, f"validate {r.body[:300]!r}")
+    p = r.json()["profiles"][0]
+    eq(p["baseline"].get("served"), "artifact", "baseline")
+    changes = p["changes"]
+    bulk = [ch for ch in changes if ch["object"].startswith("demo_warehouse.bulk.")]
+    # nobody loses SELECT: every analyst keeps it through the broad grant
+    check(not any("SELECT" in ch.get("lost", []) for ch in bulk), f"SELECT reported lost on unlisted names: {bulk}")
+    # ana.auditor (not cleared for Confidential) gains SELECT on the formerly gated name
+    check(any(ch["user"] == "ana.auditor" and ch["object"] == "demo_warehouse.bulk.t00000"
+              and "SELECT" in ch.get("gained", []) for ch in bulk),
+          f"ana.auditor gaining SELECT on demo_warehouse.bulk.t00000 not in {bulk}")
+    # and reads the PII column v of an Internal table it already could SELECT
+    check(any(ch["user"] == "ana.auditor" and ch["object"] == "demo_warehouse.bulk.t00001"
+              and ch.get("columns_gained") == ["v"] for ch in bulk), f"ana.auditor's column v on t00001 not in {bulk}")
+    check(not any(ch["user"] == "farid.haddad" for ch in bulk), f"farid.haddad (cleared) changes: {bulk}")
+
+
+@test
+def validate_after_restart_says_the_baseline_is_unknown(c: Ctx):
+    d = c.daemon().start()
+    d.wait_ready()
+    eq(d.stop(), 0, "exit code")
+    d.snapshot_path.write_text(INVALID_YAML)
+    d.start()
+    d.wait_pass_done(1)
+    eq(d.status()["profiles"][0]["artifact"]["restored_from_state"], True, "restored artifact served")
+    V = TOKENS["validator"][1]
+    r = d.req("POST", "/v1/validate", DEMO_SNAPSHOT, token=V)
+    eq(r.status, 200, "validate the served snapshot after a restart")
+    p = r.json()["profiles"][0]
+    eq(p["baseline"], None, "baseline of a restored artifact")
+    check("restored" in p.get("baseline_unknown", ""), f"no explanation: {p}")
+    eq(p["changes"], None, "changes against an unknown policy")
+    eq(p["access_changes"], None, "access_changes against an unknown policy")
+    eq((p["rules_added"], p["rules_removed"]), (0, 0), "rules compared with the restored bytes")
+    # one good compile later the baseline is known again
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile")
+    p = d.req("POST", "/v1/validate", DEMO_SNAPSHOT, token=V).json()["profiles"][0]
+    eq(p["baseline"].get("served"), "artifact", "baseline after a compile")
+    eq(p["changes"], [], "changes after a compile")
+
+
+@test
 def explain_via_api(c: Ctx):
     d = c.daemon().start()
     d.wait_ready()
