@@ -1,6 +1,7 @@
 // The reconcile loop: triggers, one fetch + compile per batch, and the config it runs with.
 #include "daemon.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "daemon_helpers.h"
@@ -81,7 +82,6 @@ void Daemon::restore_state() {
                                     {"message",
                                      "the last good artifact grants a role assignment that has expired "
                                      "since: serving deny-all until the first good compile"}});
-        write_deny_all(p);
         stored.reset();
       }
     }
@@ -107,6 +107,9 @@ void Daemon::restore_state() {
           {{"profile", p.name},
            {"message", "no last good artifact in the state directory: serving deny-all until the first good compile"}});
     }
+    // Whatever the file holds was written by an earlier process and may grant what has since
+    // expired or been revoked: it says what HTTP serves, deny-all, until the first good compile.
+    if (!stored) write_deny_all(p);
   }
   published_.store(std::move(map));
 }
@@ -369,6 +372,46 @@ bool Daemon::reload_config(std::string* error) {
     kept[p.name] = profiles_.count(p.name) ? profiles_[p.name] : ProfileState{};
     kept[p.name].engine = to_string(p.engine);
     if (auto it = current->find(p.name); it != current->end()) (*next)[p.name] = it->second;
+  }
+  // A rules_file holds what HTTP serves for its profile. Trino in file mode would otherwise
+  // read a removed profile's last rules forever: nothing recompiles them.
+  auto named = [](const std::vector<Profile>& profiles, const std::string& name) {
+    return std::find_if(profiles.begin(), profiles.end(), [&](const Profile& p) { return p.name == name; });
+  };
+  std::set<std::string> owned;  // files the new config's profiles write
+  for (const auto& p : loaded.config->profiles) {
+    if (p.rules_file) owned.insert(*p.rules_file);
+  }
+  for (const auto& old : config_.profiles) {
+    const bool removed = named(loaded.config->profiles, old.name) == loaded.config->profiles.end();
+    if (removed) {
+      nlohmann::json fields = {{"profile", old.name}, {"message", "no longer served (404)"}};
+      if (old.rules_file) {
+        fields["rules_file"] = *old.rules_file;
+        fields["message"] =
+            "no longer served (404); its rules_file now holds the deny-all document" +
+            std::string(owned.count(*old.rules_file) ? " until the profile now naming it compiles" : "");
+      }
+      log::warn("profile_removed", fields);
+    }
+    if (old.rules_file && !owned.count(*old.rules_file)) {
+      if (!removed) {
+        log::warn("rules_file_withdrawn", {{"profile", old.name},
+                                           {"rules_file", *old.rules_file},
+                                           {"message",
+                                            "the profile no longer writes this file: it now holds the "
+                                            "deny-all document"}});
+      }
+      write_deny_all(old);
+    }
+  }
+  // Every profile's rules_file starts out as what HTTP serves for it: a new profile, or one
+  // that names a new file, writes its artifact, or deny-all until its first good compile.
+  for (const auto& p : loaded.config->profiles) {
+    if (!p.rules_file) continue;
+    const auto old = named(config_.profiles, p.name);
+    if (old != config_.profiles.end() && old->rules_file == p.rules_file) continue;
+    write_rules_file(p, next->count(p.name) ? &next->at(p.name)->artifact : nullptr);
   }
   profiles_ = std::move(kept);
   published_.store(std::move(next));

@@ -118,6 +118,8 @@ class Daemon {
   void withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
   /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged.
   static void write_deny_all(const Profile& profile);
+  /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null; failures are logged.
+  static void write_rules_file(const Profile& profile, const Artifact* artifact);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;

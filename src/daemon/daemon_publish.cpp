@@ -1,5 +1,6 @@
 // Publishing one profile's build: persist, then serve (and apply to StarRocks); withdrawing
 // artifacts whose role expiry passed with nothing to recompile from.
+#include <algorithm>
 #include <chrono>
 
 #include "daemon.h"
@@ -160,11 +161,35 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     return;
   }
   {
-    // Profiles publish from several threads; the map is swapped whole.
-    std::lock_guard lock(publish_mu_);
-    auto next = std::make_shared<PublishedMap>(*published_.load());
-    (*next)[profile.name] = pa;
-    published_.store(std::move(next));
+    // Profiles publish from several threads; the map is swapped whole. A SIGHUP may have
+    // removed the profile, or given it another rules_file, since this pass took the config
+    // (mu_ before publish_mu_, as reload_config takes them).
+    std::scoped_lock lock(mu_, publish_mu_);
+    const auto configured = std::find_if(config_.profiles.begin(), config_.profiles.end(),
+                                         [&](const Profile& p) { return p.name == profile.name; });
+    const bool removed = configured == config_.profiles.end();
+    if (!removed) {
+      auto next = std::make_shared<PublishedMap>(*published_.load());
+      (*next)[profile.name] = pa;
+      published_.store(std::move(next));
+    }
+    if (removed || configured->rules_file != profile.rules_file) {
+      // The file written above is no longer this profile's: it holds what HTTP serves for
+      // the profile that now names it, or deny-all.
+      if (profile.rules_file) {
+        const auto owner = std::find_if(config_.profiles.begin(), config_.profiles.end(),
+                                        [&](const Profile& p) { return p.rules_file == profile.rules_file; });
+        const auto served = published_.load();
+        const auto it = owner == config_.profiles.end() ? served->end() : served->find(owner->name);
+        write_rules_file(profile, it == served->end() ? nullptr : &it->second->artifact);
+      }
+      if (!removed) write_rules_file(*configured, &pa->artifact);
+    }
+    if (removed) {
+      entry["status"] = "failed";
+      entry["errors"] = nlohmann::json::array({"the profile was removed from the config while it compiled"});
+      return;
+    }
   }
   record_valid_until();
   entry["status"] = "ok";
@@ -176,10 +201,12 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
                           {"rules", pa->artifact.rules}});
 }
 
-void Daemon::write_deny_all(const Profile& profile) {
+void Daemon::write_deny_all(const Profile& profile) { write_rules_file(profile, nullptr); }
+
+void Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
   if (!profile.rules_file) return;
   try {
-    write_file_atomically(*profile.rules_file, trino::deny_all_rules().text);
+    write_file_atomically(*profile.rules_file, artifact ? artifact->bytes : trino::deny_all_rules().text);
   } catch (const std::exception& e) {
     log::error("rules_file_failed", {{"profile", profile.name}, {"error", e.what()}});
   }

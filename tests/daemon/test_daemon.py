@@ -1437,6 +1437,70 @@ def corrupted_state_file_not_served(c: Ctx):
     eq(hashlib.sha256((base / meta["filename"]).read_bytes()).hexdigest(), meta["sha256"], "repaired state digest")
 
 
+@test
+def rules_file_is_deny_all_whenever_http_is(c: Ctx):
+    # A restart whose state is torn, tampered or absent serves deny-all over HTTP: the
+    # rules_file says the same, not whatever an earlier process left in it.
+    d = c.daemon()
+    rules_file = d.tmp / "out" / "rules.json"
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    good = d.rules().body
+    eq(rules_file.read_bytes(), good, "rules_file after the first compile")
+    eq(d.stop(), 0, "exit code")
+    base = d.state_dir / "profiles" / PROFILE
+    meta = base / "meta.json"
+    meta_text = meta.read_text()
+    d.snapshot_path.write_text(INVALID_YAML)  # nothing can be compiled
+    for label, tear in (("torn meta.json", lambda: meta.write_text(meta_text[:40])),
+                        ("no state", lambda: shutil.rmtree(d.state_dir))):
+        rules_file.write_bytes(good)
+        tear()
+        d.start()
+        eq(d.rules().headers.get("x-tagwarden-ready"), "false", f"{label}: HTTP")
+        eq(json.loads(rules_file.read_text()).get("catalogs"), [{"allow": "none"}], f"{label}: rules_file")
+        eq(d.stop(), 0, f"{label}: exit code")
+
+
+@test
+def sighup_removed_profile_rules_file_is_deny_all(c: Ctx):
+    d = c.daemon()
+    rules_file = d.tmp / "out" / "rules.json"
+    b_file = d.tmp / "out" / "b.rules.json"
+    d.extra_profiles = (f"  - name: trino_b\n    engine: trino\n    catalogs: [demo_warehouse]\n"
+                        f"    rules_file: {json.dumps(str(b_file))}\n")
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    check(has_rule(json.loads(b_file.read_text()), "farid.haddad", "invoices", "SELECT"), "trino_b's rules_file")
+    # no profile can compile any more (two users on one engine user); the last good rules stay
+    d.snapshot_path.write_text(DEMO_SNAPSHOT.replace("users:\n", "users:\n  - {name: collider, engine_user: member-sso}\n", 1))
+    eq(d.recompile().status, 422, "recompile with two users on one engine user")
+    # trino_b is removed, and trino_main renamed: its file now belongs to a profile that cannot compile
+    d.extra_profiles = ""
+    with_rules_file(d, rules_file)
+    d.write_config(d.config_path.read_text().replace("- name: trino_main", "- name: trino_other"))
+    log_mark = d.log_size()
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not any("sighup" in e.get("reasons", [])
+                                                  for e in d.reconciled_events(since=log_mark)):
+        time.sleep(0.05)
+    eq(d.get("/v1/profiles/trino_b/trino-rules.json").status, 404, "trino_b after its removal")
+    eq(json.loads(b_file.read_text()).get("catalogs"), [{"allow": "none"}], "removed trino_b's rules_file")
+    eq(d.get("/v1/profiles/trino_other/trino-rules.json").headers.get("x-tagwarden-ready"), "false", "trino_other")
+    eq(json.loads(rules_file.read_text()).get("catalogs"), [{"allow": "none"}],
+       "the renamed profile's rules_file before its first good compile")
+    removed = {e["profile"]: e for e in d.events(since=log_mark) if e.get("event") == "profile_removed"}
+    eq(sorted(removed), ["trino_b", "trino_main"], "profile_removed events")
+    eq(removed["trino_b"].get("rules_file"), str(b_file), "profile_removed names the file")
+    # the source is repaired: the renamed profile writes its rules to the file
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile after the repair")
+    eq(rules_file.read_bytes(), d.get("/v1/profiles/trino_other/trino-rules.json").body, "rules_file after the repair")
+
+
 # ---------------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
