@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -45,6 +46,47 @@ std::string read_secret(EntryReader& e, const std::string& base, bool required, 
   }
   if (required) e.error(e.path(), "needs " + base + "_env or " + base + "_file");
   return {};
+}
+
+// A header whose value is a credential by its name: Authorization, Cookie, X-Api-Key,
+// X-Auth-Token, Private-Token... Its value must come from value_env / value_file.
+bool secret_header(std::string_view name) {
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word :
+       {"auth", "cookie", "token", "key", "secret", "password", "passwd", "session", "credential", "signature"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// RFC 9110 token characters: a header name that cannot smuggle a second header line.
+bool header_name_ok(std::string_view name) {
+  if (name.empty()) return false;
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!(std::isalnum(u) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos)) return false;
+  }
+  return true;
+}
+
+// The source URL must not carry credentials: it is shown in /v1/status, logs and error
+// answers. Messages never echo the URL.
+void check_source_url(EntryReader& e, const std::string& url) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    e.error("source.url", "must start with http:// or https://");
+    return;
+  }
+  const std::size_t start = url.find("://") + 3;
+  const std::string authority = url.substr(start, url.find_first_of("/?#", start) - start);
+  if (authority.find('@') != std::string::npos) {
+    e.error("source.url",
+            "must not carry credentials (user:password@host): the URL is shown in /v1/status and logs. Remove "
+            "them and give the token with source.token_env or source.token_file (sent as Authorization: Bearer), "
+            "or a header with source.headers.<name>.value_env / value_file");
+  }
+  if (url.find_first_of("\r\n \t") != std::string::npos)
+    e.error("source.url", "must not contain spaces or line breaks");
 }
 
 // A listener address as the daemon binds it (src/daemon/http_server.cpp parse_endpoint):
@@ -137,14 +179,33 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     out.source.file = e.string("file", false).value_or("");
     out.source.url = e.string("url", false).value_or("");
     if (out.source.file.empty() == out.source.url.empty()) e.error("source", "give exactly one of file or url");
-    if (!out.source.url.empty() && out.source.url.rfind("http://", 0) != 0 &&
-        out.source.url.rfind("https://", 0) != 0) {
-      e.error("source.url", "must start with http:// or https://");
-    }
+    if (!out.source.url.empty()) check_source_url(e, out.source.url);
+    // headers: {X-Tenant: analytics, X-Api-Key: {value_env: VAR}}. A literal value is refused for a
+    // header whose name says it is a credential (Authorization, Cookie, *Token, *Key, ...).
     if (const std::optional<JsonValue> h = e.mapping("headers", false)) {
       for (const auto& [k, v] : h->sorted_members()) {
-        if (!v.is_string()) {
-          e.error(key_path("source.headers", k), "must be a string");
+        const std::string path = key_path("source.headers", k);
+        if (!header_name_ok(k)) {
+          e.error(path, "is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)");
+          continue;
+        }
+        if (v.is_object()) {
+          EntryReader he(v, path, top.errors(), {"value_env", "value_file"});
+          std::string value = read_secret(he, "value", true, resolve_secrets);
+          if (value.find_first_of("\r\n") != std::string::npos) {
+            e.error(path, "the secret value contains a line break");
+          } else {
+            out.source.headers[std::string(k)] = std::move(value);
+          }
+        } else if (!v.is_string()) {
+          e.error(path, "must be a string, or {value_env: VARIABLE} / {value_file: PATH} for a secret value");
+        } else if (secret_header(k)) {
+          e.error(path,
+                  "looks like a credential, so its value must not be written in the config (it is a secret): "
+                  "give {value_env: VARIABLE} or {value_file: PATH}, or use source.token_env / token_file "
+                  "for a bearer token");
+        } else if (std::string_view(v.string()).find_first_of("\r\n") != std::string_view::npos) {
+          e.error(path, "must not contain a line break");
         } else {
           out.source.headers[std::string(k)] = std::string(v.string());
         }

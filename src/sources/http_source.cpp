@@ -36,7 +36,29 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   return size * n;
 }
 
+// Every occurrence of `secret` in `text` replaced by `with`.
+void scrub(std::string& text, const std::string& secret, const std::string& with) {
+  if (secret.empty()) return;
+  for (std::size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at + with.size())) {
+    text.replace(at, secret.size(), with);
+  }
+}
+
 }  // namespace
+
+std::string redact_url(const std::string& url) {
+  // Query parameters may carry tokens (?access_token=...); userinfo is refused by the config
+  // loader, and dropped here too in case a source is built some other way.
+  std::string out = url;
+  if (const auto q = out.find_first_of("?#"); q != std::string::npos) out = out.substr(0, q) + "?<redacted>";
+  if (const auto scheme = out.find("://"); scheme != std::string::npos) {
+    const auto host = scheme + 3;
+    const auto end = out.find_first_of("/?", host);
+    const auto at = out.rfind('@', end == std::string::npos ? std::string::npos : end);
+    if (at != std::string::npos && at >= host) out.replace(host, at + 1 - host, "<redacted>@");
+  }
+  return out;
+}
 
 HttpSource::HttpSource(SourceSettings settings) : settings_(std::move(settings)) { static CurlGlobal global; }
 
@@ -45,7 +67,27 @@ void HttpSource::reset() {
   last_digest_.clear();
 }
 
-std::string HttpSource::describe() const { return "url " + settings_.url; }
+std::string HttpSource::describe() const { return "url " + redact_url(settings_.url); }
+
+std::string HttpSource::redact(std::string text) const {
+  const std::string shown = redact_url(settings_.url);
+  scrub(text, settings_.url, shown);
+  if (const auto q = settings_.url.find_first_of("?#"); q != std::string::npos && q + 1 < settings_.url.size()) {
+    scrub(text, settings_.url.substr(q + 1), "<redacted>");
+  }
+  if (const auto scheme = settings_.url.find("://"); scheme != std::string::npos) {
+    const auto host = scheme + 3;
+    const auto end = settings_.url.find_first_of("/?#", host);
+    const std::string authority = settings_.url.substr(host, end == std::string::npos ? end : end - host);
+    if (const auto at = authority.rfind('@'); at != std::string::npos)
+      scrub(text, authority.substr(0, at), "<redacted>");
+  }
+  scrub(text, settings_.bearer_token, "<redacted>");
+  for (const auto& [name, value] : settings_.headers) {
+    if (value.size() >= 8) scrub(text, value, "<redacted>");
+  }
+  return text;
+}
 
 SourceFetch HttpSource::fetch() {
   SourceFetch out;
@@ -60,6 +102,7 @@ SourceFetch HttpSource::fetch() {
       backoff = std::min<long long>(backoff * 2, 30000);
     }
     CURL* curl = curl_easy_init();
+    char curl_error[CURL_ERROR_SIZE] = {0};
     if (!curl) {
       out.error = "libcurl could not start a request";
       continue;
@@ -74,6 +117,7 @@ SourceFetch HttpSource::fetch() {
     headers = curl_slist_append(headers, "Accept: application/json, application/yaml");
     curl_easy_setopt(curl, CURLOPT_URL, settings_.url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -93,7 +137,9 @@ SourceFetch HttpSource::fetch() {
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
     if (rc != CURLE_OK) {
-      out.error = std::string("fetching ") + settings_.url + " failed: " + curl_easy_strerror(rc);
+      // libcurl's detail (host, port, TLS reason) is worth showing, but it may echo the URL.
+      const std::string detail = curl_error[0] ? curl_error : curl_easy_strerror(rc);
+      out.error = redact("fetching " + redact_url(settings_.url) + " failed: " + detail);
       continue;
     }
     if (status == 304) {
@@ -114,7 +160,7 @@ SourceFetch HttpSource::fetch() {
       out.body = std::move(body);
       return out;
     }
-    out.error = "fetching " + settings_.url + " answered HTTP " + std::to_string(status);
+    out.error = "fetching " + redact_url(settings_.url) + " answered HTTP " + std::to_string(status);
     if (status != 429 && status < 500) break;  // a client error will not fix itself by retrying
   }
   out.status = SourceFetch::Status::Failed;

@@ -34,7 +34,7 @@ struct Profile {
 struct SourceSettings {
   std::string file;  ///< exactly one of file / url
   std::string url;
-  std::map<std::string, std::string> headers;  ///< extra request headers (values may come from env)
+  std::map<std::string, std::string> headers;  ///< extra request headers; secret values resolved from *_env / *_file
   std::string bearer_token;                    ///< resolved from token_env / token_file; never logged
   int timeout_ms = 10000;
   int retries = 3;       ///< extra attempts after the first
