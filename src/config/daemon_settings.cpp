@@ -236,7 +236,8 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     out.source.verify_tls = e.boolean("verify_tls").value_or(true);
   }
   if (const std::optional<JsonValue> srv = top.mapping("server", false)) {
-    EntryReader e(*srv, "server", top.errors(), {"listen", "rules_listen", "rules_require_token"});
+    EntryReader e(*srv, "server", top.errors(),
+                  {"listen", "rules_listen", "rules_require_token", "max_connections", "validate_max_body_bytes"});
     out.server.listen = e.string("listen", false).value_or(out.server.listen);
     const std::optional<std::string> rules_listen = e.string("rules_listen", false);
     out.server.rules_listen = rules_listen.value_or("");
@@ -248,6 +249,18 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
                                          "): give the rules listener its own port, or leave rules_listen out");
     }
     out.server.rules_require_token = e.boolean("rules_require_token").value_or(false);
+    if (auto n = e.integer("max_connections")) {
+      if (*n < 1 || *n > 100000)
+        e.error("server.max_connections", "must be between 1 and 100000 (default 512; per listener)");
+      else
+        out.server.max_connections = static_cast<std::size_t>(*n);
+    }
+    if (auto n = e.integer("validate_max_body_bytes")) {
+      if (*n < 1024 || *n > (std::int64_t(1) << 30))
+        e.error("server.validate_max_body_bytes", "must be between 1024 and 1073741824 (default 67108864, 64 MiB)");
+      else
+        out.server.validate_max_body = static_cast<std::size_t>(*n);
+    }
   }
   if (auto dir = top.string("state_dir", false)) out.state_dir = *dir;
   if (top.has("reconcile_interval")) {

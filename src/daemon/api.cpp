@@ -1,5 +1,11 @@
 #include "api.h"
 
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
 #include <boost/asio/steady_timer.hpp>
 
 #include "api_auth.h"
@@ -66,20 +72,136 @@ bool etag_matches(std::string_view header, std::string_view etag) {
   return false;
 }
 
+const std::string kRulesPrefix = "/v1/profiles/", kRulesSuffix = "/trino-rules.json";
+
+bool is_rules_path(const std::string& path) {
+  return path.rfind(kRulesPrefix, 0) == 0 && path.size() > kRulesPrefix.size() + kRulesSuffix.size() &&
+         path.compare(path.size() - kRulesSuffix.size(), kRulesSuffix.size(), kRulesSuffix) == 0;
+}
+
 }  // namespace
 
-Api::Api(Daemon& daemon, boost::asio::io_context& io) : daemon_(daemon), io_(io), settings_(daemon.settings()) {
+// One thread that runs jobs in order, with a bounded number waiting: slow work (validate
+// compiles a whole snapshot) never occupies the HTTP threads that Trino's rules polls need.
+class Worker {
+ public:
+  explicit Worker(std::size_t max_waiting) : max_waiting_(max_waiting), thread_([this] { run(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();  // a job that runs finishes; those waiting are dropped with the server
+  }
+  /// False when max_waiting jobs already wait.
+  bool submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(mu_);
+      if (queue_.size() >= max_waiting_) return false;
+      queue_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+    return true;
+  }
+  std::size_t max_waiting() const { return max_waiting_; }
+
+ private:
+  void run() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+
+  const std::size_t max_waiting_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts after the members it uses
+};
+
+Api::Api(Daemon& daemon, boost::asio::io_context& io)
+    : daemon_(daemon),
+      io_(io),
+      settings_(daemon.settings()),
+      validate_worker_(std::make_unique<Worker>(2)),
+      explain_worker_(std::make_unique<Worker>(8)) {
   if (!settings_.webhook_secret.empty()) verifier_ = std::make_unique<WebhookVerifier>(settings_.webhook_secret);
 }
 
-http::BodyLimit Api::body_limit() const {
-  const std::size_t webhook = settings_.webhook_max_body;
-  return [webhook](const http::bhttp::request_header<>& h) -> std::size_t {
+Api::~Api() = default;
+
+http::ListenerOptions Api::listener_options() const {
+  http::ListenerOptions options;
+  const std::size_t webhook = settings_.webhook_max_body, validate = settings_.server.validate_max_body;
+  options.limit = [webhook, validate](const http::bhttp::request_header<>& h) -> std::size_t {
     const std::string path = path_of(std::string(h.target()));
     if (path == "/v1/webhook") return webhook;
-    if (path == "/v1/validate") return std::size_t(1) << 30;  // a whole proposed snapshot
+    if (path == "/v1/validate") return validate;  // a whole proposed snapshot (server.validate_max_body_bytes)
     return 64 * 1024;
   };
+  options.gate = [this](const http::bhttp::request_header<>& h, const std::string& listener) {
+    return refuse(h, listener == "rules", nullptr);
+  };
+  options.max_connections = settings_.server.max_connections;
+  return options;
+}
+
+std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& header, bool rules_only,
+                                          std::string* who) const {
+  const auto method = header.method();
+  const std::string path = path_of(std::string(header.target()));
+  const bool get = method == http::bhttp::verb::get || method == http::bhttp::verb::head;
+  const bool post = method == http::bhttp::verb::post;
+  const auto authorization = header[http::bhttp::field::authorization];
+  const auto check = [&](const std::string& scope) -> std::optional<http::Response> {
+    ApiAuth auth(daemon_.settings().tokens);
+    std::string name;
+    switch (auth.check(std::string_view(authorization.data(), authorization.size()), scope, &name)) {
+      case AuthResult::Unauthenticated:
+        return error_response(401, "a bearer token with scope " + scope + " (or admin) is required");
+      case AuthResult::Forbidden:
+        return error_response(403, "token \"" + name + "\" lacks scope " + scope);
+      case AuthResult::Allowed:
+        break;
+    }
+    if (who) *who = name;
+    return std::nullopt;
+  };
+
+  if (path == "/healthz" || path == "/readyz") return std::nullopt;
+  if (is_rules_path(path)) {
+    if (!get) return error_response(405, "use GET");
+    if (!settings_.server.rules_listen.empty() && !rules_only) {
+      return error_response(404, "rules are served on the rules listener only (server.rules_listen)");
+    }
+    if (settings_.server.rules_require_token) return check("read");
+    return std::nullopt;
+  }
+  if (rules_only) return error_response(404, "this listener serves only /healthz, /readyz and rules");
+  if (path == "/v1/webhook") {
+    if (!post) return error_response(405, "use POST");
+    return std::nullopt;  // signed over its body: verified after reading it (webhook.max_body_bytes)
+  }
+  if (get && (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics")) {
+    return check("read");
+  }
+  if (post && path == "/v1/recompile") return check("recompile");
+  if (post && path == "/v1/validate") return check("validate");
+  return error_response(
+      404, "no such endpoint: " +
+               std::string(method == http::bhttp::verb::unknown ? std::string(header.method_string())
+                                                                : std::string(http::bhttp::to_string(method))) +
+               " " + path);
 }
 
 http::Handler Api::handler(bool rules_only) {
@@ -114,78 +236,74 @@ http::Response Api::rules(const http::Exchange& ex, const std::string& profile) 
 }
 
 void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only) {
-  const auto method = ex.request.method();
+  // The gate already refused these before reading the body; checked again here so that a
+  // handler used without the gate is no weaker.
+  std::string who;
+  if (auto refused = refuse(ex.request.base(), rules_only, &who)) return respond(std::move(*refused));
   const std::string target(ex.request.target());
   const std::string path = path_of(target);
-  const bool get = method == http::bhttp::verb::get || method == http::bhttp::verb::head;
-  const bool post = method == http::bhttp::verb::post;
 
-  if (path == "/healthz") return respond(json_response(get ? 200 : 405, {{"status", "alive"}}));
+  if (path == "/healthz") {
+    const bool get = ex.request.method() == http::bhttp::verb::get || ex.request.method() == http::bhttp::verb::head;
+    return respond(json_response(get ? 200 : 405, {{"status", "alive"}}));
+  }
   if (path == "/readyz") {
     std::vector<std::string> missing;
     const bool ready = daemon_.ready(&missing);
     return respond(json_response(ready ? 200 : 503, {{"ready", ready}, {"profiles_without_good_artifact", missing}}));
   }
-  const std::string prefix = "/v1/profiles/", suffix = "/trino-rules.json";
-  if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + suffix.size() &&
-      path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    if (!get) return respond(error_response(405, "use GET"));
-    const std::string profile = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-    if (settings_.server.rules_require_token || (!settings_.server.rules_listen.empty() && ex.listener == "api")) {
-      if (!settings_.server.rules_listen.empty() && ex.listener == "api") {
-        return respond(error_response(404, "rules are served on the rules listener only (server.rules_listen)"));
-      }
-      ApiAuth auth(daemon_.settings().tokens);
-      const auto r = auth.check(std::string(ex.request[http::bhttp::field::authorization]), "read");
-      if (r == AuthResult::Unauthenticated)
-        return respond(error_response(401, "a bearer token with scope read is required"));
-      if (r == AuthResult::Forbidden) return respond(error_response(403, "the token lacks scope read"));
-    }
+  if (is_rules_path(path)) {
+    const std::string profile =
+        path.substr(kRulesPrefix.size(), path.size() - kRulesPrefix.size() - kRulesSuffix.size());
     return respond(rules(ex, profile));
   }
-  if (rules_only) return respond(error_response(404, "this listener serves only /healthz, /readyz and rules"));
-  if (path == "/v1/webhook") {
-    if (!post) return respond(error_response(405, "use POST"));
-    return webhook(std::move(ex), respond);
-  }
-
-  std::string scope;
-  if (get && (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics")) {
-    scope = "read";
-  } else if (post && path == "/v1/recompile") {
-    scope = "recompile";
-  } else if (post && path == "/v1/validate") {
-    scope = "validate";
-  } else {
-    return respond(error_response(404, "no such endpoint: " + std::string(ex.request.method_string()) + " " + path));
-  }
-  ApiAuth auth(daemon_.settings().tokens);
-  std::string who;
-  switch (auth.check(std::string(ex.request[http::bhttp::field::authorization]), scope, &who)) {
-    case AuthResult::Unauthenticated:
-      return respond(error_response(401, "a bearer token with scope " + scope + " (or admin) is required"));
-    case AuthResult::Forbidden:
-      return respond(error_response(403, "token \"" + who + "\" lacks scope " + scope));
-    case AuthResult::Allowed:
-      break;
-  }
+  if (path == "/v1/webhook") return webhook(std::move(ex), respond);
   if (path == "/v1/status") return respond(json_response(200, daemon_.status()));
   if (path == "/v1/findings") return respond(json_response(200, {{"findings", daemon_.findings()}}));
   if (path == "/metrics") return respond(http::make_response(200, daemon_.metrics(), "text/plain; version=0.0.4"));
   if (path == "/v1/explain") {
     const std::string user = query_param(target, "user");
     if (user.empty()) return respond(error_response(400, "give ?user=<platform user name>"));
-    try {
-      return respond(json_response(200, daemon_.explain(user)));
-    } catch (const std::invalid_argument& e) {
-      return respond(error_response(404, e.what()));
-    } catch (const std::runtime_error& e) {
-      return respond(error_response(503, e.what()));
+    const bool queued = explain_worker_->submit([this, user, respond] {
+      try {
+        respond(json_response(200, daemon_.explain(user)));
+      } catch (const std::invalid_argument& e) {
+        respond(error_response(404, e.what()));
+      } catch (const std::runtime_error& e) {
+        respond(error_response(503, e.what()));
+      } catch (const std::exception& e) {
+        respond(error_response(500, "internal error"));
+      }
+    });
+    if (!queued) {
+      auto res = error_response(503, "explain is busy (" + std::to_string(explain_worker_->max_waiting()) +
+                                         " requests wait): retry after the time in Retry-After");
+      res.set(http::bhttp::field::retry_after, "2");
+      return respond(std::move(res));
     }
+    return;
   }
   if (path == "/v1/validate") {
-    auto [status, body] = daemon_.validate(ex.request.body());
-    return respond(json_response(status, body));
+    // Off the HTTP threads: a validate compiles a whole snapshot, and rules GETs must not wait for it.
+    auto body = std::make_shared<std::string>(std::move(ex.request.body()));
+    const bool queued = validate_worker_->submit([this, body, respond] {
+      try {
+        auto [status, answer] = daemon_.validate(*body);
+        respond(json_response(status, answer));
+      } catch (const std::exception& e) {
+        log::error("validate_failed", {{"error", e.what()}});
+        respond(error_response(500, "internal error while validating; see the daemon's log"));
+      }
+    });
+    if (!queued) {
+      log::warn("validate_busy", {{"token", who}});
+      auto res = error_response(503, "validate is busy: one validation runs and " +
+                                         std::to_string(validate_worker_->max_waiting()) +
+                                         " wait; retry after the time in Retry-After");
+      res.set(http::bhttp::field::retry_after, "5");
+      return respond(std::move(res));
+    }
+    return;
   }
   // POST /v1/recompile: answers after the pass it caused.
   log::info("recompile_requested", {{"token", who}});

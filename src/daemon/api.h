@@ -8,9 +8,13 @@
 //   GET  /v1/status /v1/findings /v1/explain?user= /metrics   scope read
 //   POST /v1/recompile                                    scope recompile
 //   POST /v1/validate                                     scope validate
-// admin implies every scope.
+// admin implies every scope. Tokens and scopes are checked from the request's
+// header, before its body is read (ListenerOptions::gate). Validate and explain
+// run on worker threads of their own, never on the HTTP threads that serve rules.
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "daemon.h"
 #include "http_server.h"
@@ -18,14 +22,24 @@
 
 namespace tw {
 
+class Worker;
+
 class Api {
  public:
   Api(Daemon& daemon, boost::asio::io_context& io);
+  ~Api();
   /// Handler for a listener; `rules_only` listeners answer only health and rules.
   http::Handler handler(bool rules_only);
-  http::BodyLimit body_limit() const;
+  /// Body limits per path, the authorization gate and the connection cap of a listener.
+  http::ListenerOptions listener_options() const;
+  /// The name serve_command.cpp uses; the same as listener_options().
+  http::ListenerOptions body_limit() const { return listener_options(); }
 
  private:
+  /// The answer to a request that must be refused from its header alone (unknown endpoint,
+  /// missing token, missing scope, rules on the wrong listener), or nullopt; `who` gets the token's name.
+  std::optional<http::Response> refuse(const http::bhttp::request_header<>& header, bool rules_only,
+                                       std::string* who) const;
   void handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only);
   void webhook(http::Exchange&& ex, const http::Respond& respond);
   http::Response rules(const http::Exchange& ex, const std::string& profile);
@@ -34,6 +48,8 @@ class Api {
   boost::asio::io_context& io_;
   DaemonSettings settings_;
   std::unique_ptr<WebhookVerifier> verifier_;
+  std::unique_ptr<Worker> validate_worker_;  ///< one validate at a time, two waiting; more get 503
+  std::unique_ptr<Worker> explain_worker_;
 };
 
 }  // namespace tw

@@ -1,18 +1,28 @@
 #include "http_server.h"
 
+#include <chrono>
 #include <optional>
+#include <vector>
+
+#include "log.h"
 
 namespace tw::http {
 namespace {
 
+constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 constexpr auto kReadTimeout = std::chrono::seconds(30);
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
 constexpr std::uint64_t kMaxAnyBody = std::uint64_t(1) << 30;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(asio::ip::tcp::socket socket, std::string listener, const Handler& handler, const BodyLimit& limit)
-      : stream_(std::move(socket)), listener_(std::move(listener)), handler_(handler), limit_(limit) {
+  Session(asio::ip::tcp::socket socket, std::string listener, const Handler& handler, const ListenerOptions& options,
+          std::shared_ptr<void> slot)
+      : stream_(std::move(socket)),
+        listener_(std::move(listener)),
+        handler_(handler),
+        options_(options),
+        slot_(std::move(slot)) {
     beast::error_code ec;
     auto ep = stream_.socket().remote_endpoint(ec);
     if (!ec) remote_ = ep.address().to_string();
@@ -36,7 +46,22 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(beast::error_code ec) {
     if (ec) return close();
-    const std::size_t limit = limit_(parser_->get().base());
+    const auto& header = parser_->get().base();
+    head_ = header.method() == bhttp::verb::head;
+    version_ = header.version();
+    // Authorization (and anything else decided by the header alone) before a byte of the
+    // body is read: a refused client never makes the server buffer its body.
+    if (options_.gate) {
+      if (std::optional<Response> refused = options_.gate(header, listener_)) {
+        keep_alive_ = false;
+        drain_ = true;
+        drain_limit_ = kRefusedDrainBytes;  // only so the client can read the answer; then the connection is cut
+        drain_deadline_ = std::chrono::seconds(2);
+        refused->version(version_);
+        return write(std::move(*refused));
+      }
+    }
+    const std::size_t limit = options_.limit(header);
     if (auto length = parser_->content_length(); length && *length > limit) {
       keep_alive_ = false;
       drain_ = true;  // let the client finish sending, so it can read the 413
@@ -73,9 +98,18 @@ class Session : public std::enable_shared_from_this<Session> {
     res.keep_alive(keep_alive_);
     res.set(bhttp::field::server, "tagwarden");
     res.prepare_payload();
-    response_ = std::make_shared<Response>(std::move(res));
     stream_.expires_after(kWriteTimeout);
-    bhttp::async_write(stream_, *response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    if (head_) {
+      // HEAD: the header the GET would have (Content-Length of its body, ETag...) and no body,
+      // or the next response on a kept-alive connection would be read as this one's body.
+      return send(std::make_shared<bhttp::response<bhttp::empty_body>>(std::move(res.base())));
+    }
+    send(std::make_shared<Response>(std::move(res)));
+  }
+
+  template <class Message>
+  void send(std::shared_ptr<Message> message) {
+    bhttp::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code ec, std::size_t) {
       if (!ec && self->drain_) return self->drain();
       if (ec || !self->keep_alive_) return self->close();
       self->read_header();
@@ -86,12 +120,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain() {
     beast::error_code ignored;
     stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(std::chrono::seconds(5));
+    if (drain_deadline_) {
+      stream_.expires_after(*drain_deadline_);  // one deadline for the whole drain
+      drain_deadline_.reset();
+    } else if (drain_limit_ == kDrainBytes) {
+      stream_.expires_after(std::chrono::seconds(5));  // an idle timeout per read
+    }
     drain_buffer_.resize(64 * 1024);
     stream_.async_read_some(asio::buffer(drain_buffer_),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->drained_ += n;
-                              if (ec || self->drained_ > (std::size_t(256) << 20)) return self->close();
+                              if (ec || self->drained_ > self->drain_limit_) return self->close();
                               self->drain();
                             });
   }
@@ -101,16 +140,23 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   }
 
+  static constexpr std::size_t kDrainBytes = std::size_t(256) << 20;
+  static constexpr std::size_t kRefusedDrainBytes = std::size_t(1) << 20;
+
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
-  std::shared_ptr<Response> response_;
   std::string listener_;
   std::string remote_;
   Handler handler_;
-  BodyLimit limit_;
+  ListenerOptions options_;
+  std::shared_ptr<void> slot_;  ///< frees this connection's place under max_connections when the session ends
   bool keep_alive_ = true;
+  bool head_ = false;
+  unsigned version_ = 11;
   bool drain_ = false;
+  std::size_t drain_limit_ = kDrainBytes;
+  std::optional<std::chrono::seconds> drain_deadline_;
   std::vector<char> drain_buffer_;
   std::size_t drained_ = 0;
 };
@@ -136,8 +182,14 @@ asio::ip::tcp::endpoint parse_endpoint(const std::string& host_port) {
 }
 
 Listener::Listener(asio::io_context& io, const std::string& host_port, std::string name, Handler handler,
-                   BodyLimit limit)
-    : io_(io), acceptor_(io), name_(std::move(name)), handler_(std::move(handler)), limit_(std::move(limit)) {
+                   ListenerOptions options)
+    : io_(io),
+      acceptor_(io),
+      retry_(io),
+      name_(std::move(name)),
+      handler_(std::move(handler)),
+      options_(std::move(options)) {
+  if (options_.max_connections == 0) options_.max_connections = 1;
   const auto endpoint = parse_endpoint(host_port);
   beast::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
@@ -157,12 +209,78 @@ void Listener::stop() {
 unsigned short Listener::port() const { return acceptor_.local_endpoint().port(); }
 
 void Listener::accept() {
-  acceptor_.async_accept(
-      asio::make_strand(io_), [self = shared_from_this()](beast::error_code ec, asio::ip::tcp::socket socket) {
-        if (ec == asio::error::operation_aborted) return;
-        if (!ec) std::make_shared<Session>(std::move(socket), self->name_, self->handler_, self->limit_)->start();
-        if (self->acceptor_.is_open()) self->accept();
-      });
+  acceptor_.async_accept(asio::make_strand(io_),
+                         [self = shared_from_this()](beast::error_code ec, asio::ip::tcp::socket socket) {
+                           self->accepted(ec, std::move(socket));
+                         });
+}
+
+void Listener::accepted(beast::error_code ec, asio::ip::tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+  if (ec) {
+    // EMFILE, ENFILE, ENOBUFS, ENOMEM...: accepting again at once fails again at once and
+    // takes a core. Wait, so that connections that close give their descriptors back.
+    const auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    bool log_it = false;
+    {
+      std::lock_guard lock(mu_);
+      if (now - last_error_log_ >= 10) {
+        last_error_log_ = now;
+        log_it = true;
+      }
+    }
+    if (log_it) {
+      log::warn("accept_failed",
+                {{"listener", name_},
+                 {"error", ec.message()},
+                 {"connections", active_.load()},
+                 {"retry_ms", kAcceptRetry.count()},
+                 {"hint",
+                  "out of file descriptors or memory: raise the open-files limit (LimitNOFILE) or lower "
+                  "server.max_connections"}});
+    }
+    retry_.expires_after(kAcceptRetry);
+    retry_.async_wait([self = shared_from_this()](beast::error_code timer_ec) {
+      if (!timer_ec && self->acceptor_.is_open()) self->accept();
+    });
+    return;
+  }
+  struct Slot {  // built in place, never copied: its destructor frees the connection's place
+    explicit Slot(std::shared_ptr<Listener> l) : listener(std::move(l)) {}
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    ~Slot() { listener->release(); }
+    std::shared_ptr<Listener> listener;
+  };
+  {
+    std::lock_guard lock(mu_);
+    ++active_;
+  }
+  std::make_shared<Session>(std::move(socket), name_, handler_, options_, std::make_shared<Slot>(shared_from_this()))
+      ->start();
+  {
+    std::lock_guard lock(mu_);
+    if (active_.load() >= options_.max_connections) {
+      // Stop accepting: new connections wait in the kernel's backlog until one of ours closes.
+      paused_ = true;
+      return;
+    }
+  }
+  accept();
+}
+
+void Listener::release() {
+  bool resume = false;
+  {
+    std::lock_guard lock(mu_);
+    --active_;
+    if (paused_ && active_.load() < options_.max_connections) {
+      paused_ = false;
+      resume = true;
+    }
+  }
+  if (resume && acceptor_.is_open()) asio::post(io_, [self = shared_from_this()] { self->accept(); });
 }
 
 Response make_response(unsigned status, std::string body, const std::string& content_type) {
