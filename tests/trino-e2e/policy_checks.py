@@ -242,12 +242,16 @@ def expectations():
                 ("rows", [[1]])))
     out.append(("a query predicate cannot probe the raw value", "ann.eu",
                 "SELECT count(*) FROM " + TABLE + " WHERE ssn = '123-45-6789'", ("rows", [[0]])))
-    # The view is read as its owner, who is exempt from every policy on the table: all rows,
-    # whoever asks (the reader's own filter on the table does not apply inside the view).
-    out.append(("a DEFINER view is read as its owner", "ann.eu",
-                "SELECT id FROM " + VIEW + " ORDER BY id", ("rows", [[r[0]] for r in ROWS])))
-    out.append(("a DEFINER view is read as its owner", "intern",
-                "SELECT count(*) FROM " + VIEW, ("rows", [[len(ROWS)]])))
+    # The view is read as its owner (GRANT_SELECT on the table): hr-admin, whom no policy on the
+    # table reaches, reads every row through it though only the owner holds a grant on the table.
+    out.append(("a DEFINER view is read as its owner", "hr-admin",
+                "SELECT id, name FROM " + VIEW + " ORDER BY id", ("rows", [[r[0], r[1]] for r in ROWS])))
+    # A policy on the table reaches the view over it (no column lineage): own_region filters by
+    # `region`, which the view lacks, so no rows; the intern's column deny hides the whole view.
+    out.append(("a row filter on the base reaches the view", "ann.eu",
+                "SELECT count(*) FROM " + VIEW, ("rows", [[0]])))
+    out.append(("a column deny on the base hides the view", "intern",
+                "SELECT count(*) FROM " + VIEW, ("denied", "Access Denied: Cannot select from")))
     out.append(("a query cannot widen the filter", "ann.eu",
                 "SELECT count(*) FROM " + TABLE + " WHERE region <> 'EU' OR 1 = 1", ("rows", [[2]])))
     return out
