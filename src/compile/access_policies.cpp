@@ -443,10 +443,15 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
       }
       return false;
     };
+    // Reached only through the bases (not by the view's own name, domain, tags or columns): a row
+    // filter's condition names a base column, and a view column of that name need not hold it.
+    bool only_through_bases = false;
     switch (p.scope.kind) {
       case PolicyScope::Kind::Object:
-        d.whole_object = p.scope.name == o.name.str() ||
-                         reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
+        d.whole_object = p.scope.name == o.name.str();
+        only_through_bases =
+            !d.whole_object && reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
+        d.whole_object = d.whole_object || only_through_bases;
         scope_text = "object " + p.scope.name;
         break;
       case PolicyScope::Kind::Column: {
@@ -458,30 +463,36 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
             if (o.columns[i].name == col) d.columns.push_back(op.columns[i]);
           }
         } else {
-          d.whole_object = reaches_through_base([&](const Object& b) { return table == b.name.str(); });
+          d.whole_object = only_through_bases =
+              reaches_through_base([&](const Object& b) { return table == b.name.str(); });
         }
         scope_text = "column " + p.scope.name;
         break;
       }
       case PolicyScope::Kind::Domain:
-        d.whole_object = within_domain(o.domain, p.scope.name) ||
-                         reaches_through_base([&](const Object& b) { return within_domain(b.domain, p.scope.name); });
+        d.whole_object = within_domain(o.domain, p.scope.name);
+        only_through_bases = !d.whole_object && reaches_through_base([&](const Object& b) {
+          return within_domain(b.domain, p.scope.name);
+        });
+        d.whole_object = d.whole_object || only_through_bases;
         scope_text = "domain " + p.scope.name;
         break;
       case PolicyScope::Kind::Tag:
       case PolicyScope::Kind::LevelAtLeast: {
         const auto tags = scope_tags(m, p.scope);
         for (const auto& t : tags) d.whole_object = d.whole_object || object_tags.count(t);
-        if (!d.whole_object) {
-          for (std::size_t i = 0; i < o.columns.size(); ++i) {
-            for (const auto& t : o.columns[i].tags) {
-              if (tags.count(t)) {
-                d.columns.push_back(op.columns[i]);
-                break;
-              }
+        bool own = false;  // the object's own tags, not inherited ones
+        for (const auto& t : o.tags) own = own || tags.count(t);
+        for (std::size_t i = 0; i < o.columns.size(); ++i) {
+          for (const auto& t : o.columns[i].tags) {
+            if (tags.count(t)) {
+              own = true;
+              if (!d.whole_object) d.columns.push_back(op.columns[i]);
+              break;
             }
           }
         }
+        only_through_bases = d.whole_object && !own;
         scope_text = p.scope.kind == PolicyScope::Kind::Tag ? "tag " + p.scope.name
                                                             : "level >= " + std::to_string(p.scope.level);
         break;
@@ -501,6 +512,9 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
       d.reason = "applies through " + scope_text + (p.applies_to.empty() ? " to everyone" : "");
       if (p.type == PolicyType::RowFilter) {
         try {
+          if (only_through_bases)
+            throw std::string("it reaches " + o.name.str() +
+                              " through the objects it depends on, and a view has no column lineage");
           d.filter = resolve(m, user, op, p.condition);
         } catch (const std::string& why) {
           d.filter = kNoRows;

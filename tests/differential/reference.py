@@ -448,6 +448,12 @@ def _typed_value(v, ctype: str):
 
 def _policy_scope_reach(ref, p: dict, o: dict):
     """-> (whole_object: bool, columns: list of engine column names) the scope reaches."""
+    whole, cols, _ = _policy_scope_reach_how(ref, p, o)
+    return whole, cols
+
+
+def _policy_scope_reach_how(ref, p: dict, o: dict):
+    """-> (whole_object, columns, only through the bases: not by o's own name, domain, tags or columns)."""
     sc = p["scope"]
     # A view has no column lineage: a policy on a base, one of its columns or its domain reaches
     # the whole view (as the base's tags do).
@@ -458,22 +464,30 @@ def _policy_scope_reach(ref, p: dict, o: dict):
         return d is not None and (d == sc["domain"] or d.startswith(sc["domain"] + "/"))
 
     if "object" in sc:
-        return sc["object"] == o["name"] or any(b["name"] == sc["object"] for b in bases), []
+        if sc["object"] == o["name"]:
+            return True, [], False
+        inherited = any(b["name"] == sc["object"] for b in bases)
+        return inherited, [], inherited
     if "column" in sc:
         oname, _, col = sc["column"].rpartition(".")
         if oname != o["name"]:
-            return any(b["name"] == oname for b in bases), []
-        return False, [c["name"].lower() for c in o["columns"] if c["name"] == col]
+            inherited = any(b["name"] == oname for b in bases)
+            return inherited, [], inherited
+        return False, [c["name"].lower() for c in o["columns"] if c["name"] == col], False
     if "domain" in sc:
-        return in_domain(o) or any(in_domain(b) for b in bases), []
+        if in_domain(o):
+            return True, [], False
+        inherited = any(in_domain(b) for b in bases)
+        return inherited, [], inherited
     if "tag" in sc:
         tags = {sc["tag"]}
     else:
         n = sc["level_at_least"]
         tags = {c["name"] for c in ref.snap["classifications"] if "level" in c and c["level"] >= n}
+    own = bool(set(o.get("tags") or []) & tags) or any(set(c.get("tags") or []) & tags for c in o["columns"])
     if ref.effective_tags(o["name"]) & tags:
-        return True, []
-    return False, [c["name"].lower() for c in o["columns"] if set(c.get("tags") or []) & tags]
+        return True, [], not own
+    return False, [c["name"].lower() for c in o["columns"] if set(c.get("tags") or []) & tags], False
 
 
 class PolicyDecision:
@@ -603,7 +617,7 @@ def _policy_decisions(self, uname, o):
         return self._pcache[key]
     out = []
     for p in self.policies:
-        whole, cols = _policy_scope_reach(self, p, o)
+        whole, cols, through_bases = _policy_scope_reach_how(self, p, o)
         if not whole and not cols:
             continue
         if p["type"] == "column_mask" and whole:
@@ -614,6 +628,8 @@ def _policy_decisions(self, uname, o):
         d = PolicyDecision(p, whole, cols, ok, why)
         if ok and p["type"] == "row_filter":
             try:
+                if through_bases:  # the condition names a base column; a view has no column lineage
+                    raise Unsatisfiable("reaches the view only through its bases")
                 d.condition = self._bind(uname, o, p["condition"])
             except Unsatisfiable as e:
                 d.condition, d.unsat = dict(NO_ROWS), str(e)

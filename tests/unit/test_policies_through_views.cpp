@@ -124,24 +124,58 @@ TEST_CASE("a deny or mask on a base column reaches the whole view: there is no c
   }
 }
 
-TEST_CASE("a row filter on a base object or domain filters the views over it", "[policies][views]") {
+TEST_CASE("a row filter on a base object or domain leaves the views over it no rows", "[policies][views]") {
+  // The condition names a base column; a view column of the same name need not hold it (a view
+  // may select `other AS region`), so the view cannot be filtered by name: no rows, fail closed.
   for (const char* scope : {"{object: w.s.t}", "{domain: sales}"}) {
     INFO(scope);
     auto m = model_of(snapshot(std::string("  - {name: f, type: row_filter, scope: ") + scope +
                                ", applies_to: {roles: [analyst]}, condition: {column: region, op: eq, value: "
                                "{$user: attributes.region}}}\n"));
-    const tw::PolicySet ps = must_compile(*m, trino_profile({"w"}));
+    tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"w"}));
+    REQUIRE(pc.policy_set);
+    const tw::PolicySet& ps = *pc.policy_set;
     const nlohmann::json eu = {{"column", "region"}, {"op", "eq"}, {"type", "varchar"}, {"value", "EU"}};
+    const nlohmann::json none = {{"false", true}};
     CHECK(filter_of(ps, *m, "w.s.t", "ana") == eu);
-    CHECK(filter_of(ps, *m, "w.s.v", "ana") == eu);
-    CHECK(filter_of(ps, *m, "w.s.vv", "ana") == eu);
-    // The materialized view has no region column: the filter cannot be applied there, so no rows.
-    CHECK(filter_of(ps, *m, "w.s.mv", "ana") == nlohmann::json{{"false", true}});
+    CHECK(filter_of(ps, *m, "w.s.v", "ana") == none);
+    CHECK(filter_of(ps, *m, "w.s.vv", "ana") == none);
+    CHECK(filter_of(ps, *m, "w.s.mv", "ana") == none);
     CHECK(access(ps, *m, "w.s.other", "ana").access.row_filter.empty());
     CHECK(access(ps, *m, "w.s.o", "ana").access.row_filter.empty());
+    // etl is not an analyst: the policy does not apply, and the views keep their rows for etl.
+    CHECK(access(ps, *m, "w.s.v", "etl").access.row_filter.empty());
     // Filtered, ana may not own (and so rename) the object the filter names.
     CHECK(access(ps, *m, "w.s.t", "ana").access.privileges.names() == Names{"SELECT", "INSERT"});
+    // The users left without rows are reported, as for any filter that cannot be satisfied.
+    bool reported = false;
+    for (const auto& f : pc.findings) reported = reported || f.code == "row_filter_unsatisfiable";
+    CHECK(reported);
   }
+}
+
+TEST_CASE("a row filter reaching a view by its own tag binds the view's column; by an inherited tag, no rows",
+          "[policies][views]") {
+  const std::string base = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ana, attributes: {region: EU}}]
+roles: []
+role_assignments: []
+classifications: [{name: Sales}]
+objects:
+  - {name: w.s.t, kind: table, tags: [Sales], columns: [{name: region, type: varchar}]}
+  - {name: w.s.v, kind: view, depends_on: [w.s.t], columns: [{name: region, type: varchar}]}
+  - {name: w.s.own, kind: view, tags: [Sales], depends_on: [w.s.t], columns: [{name: region, type: varchar}]}
+grants: [{principal: {user: ana}, object: "w.*.*", privileges: [SELECT]}]
+policies:
+  - {name: f, type: row_filter, scope: {tag: Sales}, condition: {column: region, op: eq, value: {$user: attributes.region}}}
+)";
+  auto m = model_of(base);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"w"}));
+  const nlohmann::json eu = {{"column", "region"}, {"op", "eq"}, {"type", "varchar"}, {"value", "EU"}};
+  CHECK(filter_of(ps, *m, "w.s.t", "ana") == eu);
+  CHECK(filter_of(ps, *m, "w.s.own", "ana") == eu);
+  CHECK(filter_of(ps, *m, "w.s.v", "ana") == nlohmann::json{{"false", true}});
 }
 
 TEST_CASE("a user a policy is judged for but not applied to keeps OWNERSHIP", "[policies]") {
