@@ -18,7 +18,9 @@ namespace {
 using nlohmann::json;
 
 http::Response json_response(unsigned status, const json& body) {
-  return http::make_response(status, body.dump(1) + "\n");
+  // A string that is not UTF-8 (a name or message copied from a refused snapshot or request
+  // body) is sent with U+FFFD in its place: dumping strictly would throw, and the answer be a 500.
+  return http::make_response(status, body.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 http::Response error_response(unsigned status, const std::string& message) {

@@ -107,9 +107,12 @@ void Daemon::restore_state() {
           {{"profile", p.name},
            {"message", "no last good artifact in the state directory: serving deny-all until the first good compile"}});
     }
-    // Whatever the file holds was written by an earlier process and may grant what has since
-    // expired or been revoked: it says what HTTP serves, deny-all, until the first good compile.
-    if (!stored) write_deny_all(p);
+    // Whatever the file holds was written by an earlier process: a stale document, one that
+    // grants what has since expired or been revoked, or one older than the restored state (a
+    // publish that saved the state and then failed to write the file). It says what HTTP
+    // serves: the restored artifact, or deny-all until the first good compile.
+    const auto served = map->find(p.name);
+    write_rules_file(p, served == map->end() ? nullptr : &served->second->artifact);
   }
   published_.store(std::move(map));
 }

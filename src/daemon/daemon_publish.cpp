@@ -44,7 +44,7 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     entry["status"] = "failed";
     st.failures++;
     counters_["tagwarden_compile_failures_total{profile=\"" + profile.name + "\"}"]++;
-    st.last_error = entry["errors"].dump();
+    st.last_error = entry["errors"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     st.last_error_at = at;
     log::error("profile_failed", {{"profile", profile.name}, {"errors", entry["errors"]}});
   } else {

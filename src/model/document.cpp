@@ -73,6 +73,21 @@ std::optional<std::string> utf8_problem(const std::string& s) {
          "); save the file as UTF-8";
 }
 
+// A parser's message as text every error output can carry: each byte that is not
+// part of valid UTF-8 (nlohmann quotes the input it choked on) becomes \xNN.
+std::string printable_message(std::string_view message) {
+  std::string out;
+  while (const std::optional<std::size_t> at = invalid_utf8_offset(message)) {
+    out.append(message.substr(0, *at));
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(message[*at])));
+    out += byte;
+    message.remove_prefix(*at + 1);
+  }
+  out.append(message);
+  return out;
+}
+
 // A key for a path: invalid UTF-8 shown as U+FFFD, so that the path itself is
 // text every error output can carry.
 std::string printable_key(const std::string& key) {
@@ -179,7 +194,7 @@ class Rewriter final : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
-    error = e.what();
+    error = printable_message(e.what());
     return false;
   }
 
@@ -306,7 +321,7 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
     YAML::Node root = YAML::Load(std::string(text));
     value = yaml_to_json(root, "", result.errors);
   } catch (const YAML::Exception& e) {
-    result.errors.emplace_back("", std::string("invalid YAML: ") + e.what());
+    result.errors.emplace_back("", "invalid YAML: " + printable_message(e.what()));
   }
   if (!result.errors.empty()) return result;
   auto impl = std::make_unique<JsonDocument::Impl>();

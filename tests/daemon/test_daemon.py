@@ -1501,6 +1501,62 @@ def sighup_removed_profile_rules_file_is_deny_all(c: Ctx):
     eq(rules_file.read_bytes(), d.get("/v1/profiles/trino_other/trino-rules.json").body, "rules_file after the repair")
 
 
+@test
+def restored_rules_file_is_what_http_serves(c: Ctx):
+    # A restart that restores the last good artifact serves it over HTTP before any compile:
+    # the rules_file holds the same bytes, not a stale document an earlier process left there.
+    d = c.daemon()
+    rules_file = d.tmp / "out" / "rules.json"
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    good = d.rules().body
+    eq(rules_file.read_bytes(), good, "rules_file after the first compile")
+    eq(d.stop(), 0, "exit code")
+    stale = b'{"catalogs": [{"allow": "all"}], "tables": [{"privileges": ["SELECT", "INSERT", "DELETE", "OWNERSHIP"]}]}\n'
+    rules_file.write_bytes(stale)
+    d.snapshot_path.write_text(INVALID_YAML)  # nothing can be compiled: the restored artifact stays served
+    d.start()
+    r = d.rules()
+    eq(r.headers.get("x-tagwarden-ready"), "true", "HTTP serves the restored artifact")
+    eq(r.body, good, "restored bytes over HTTP")
+    st = d.wait_pass_done(1)
+    eq(st["profiles"][0]["artifact"]["restored_from_state"], True, "status restored_from_state")
+    check(st["source"]["last_error"], "the snapshot was not refused")
+    got = rules_file.read_bytes()
+    check(got != stale, "the rules_file still holds the stale document after a restart that restored state")
+    eq(got, d.rules().body, "rules_file after a restart that restored state")
+
+
+def non_utf8_json_snapshot() -> bytes:
+    """A JSON snapshot with a raw 0xFF byte inside a string: the parser's message quotes it."""
+    return b'{"version": 1, "users": [{"name": "ann\xffeu"}]}\n'
+
+
+@test
+def non_utf8_snapshot_status_200_validate_422(c: Ctx):
+    # The JSON parser's message about such a snapshot quotes the bytes it choked on. Every API
+    # answer carrying it is still JSON (UTF-8): /v1/status is 200, /v1/validate 422, not 500.
+    d = c.daemon().start()
+    d.wait_ready()
+    etag = d.rules().headers["etag"]
+    d.snapshot_path.write_bytes(non_utf8_json_snapshot())
+    r = d.recompile()
+    eq(r.status, 422, f"recompile of a snapshot that is not UTF-8: {r.body[:300]!r}")
+    r = d.get("/v1/status", token=ADMIN)
+    eq(r.status, 200, f"/v1/status while the snapshot is not UTF-8: {r.body[:300]!r}")
+    src = r.json()["source"]
+    listed = src.get("snapshot_errors") or []
+    check(any("invalid JSON" in e for e in listed), f"/v1/status source.snapshot_errors: {listed}")
+    check("invalid JSON" in (src.get("last_error") or ""), f"/v1/status source.last_error: {src.get('last_error')!r}")
+    eq(d.rules().headers["etag"], etag, "served ETag while the snapshot is refused")
+    r = d.req("POST", "/v1/validate", non_utf8_json_snapshot(), token=TOKENS["validator"][1])
+    eq(r.status, 422, f"validate a snapshot that is not UTF-8: {r.body[:300]!r}")
+    body = r.json()
+    check(body["valid"] is False and any("invalid JSON" in e for e in body["errors"]), f"validate errors: {body}")
+    check(d.proc.poll() is None, "daemon died")
+
+
 # ---------------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
