@@ -58,4 +58,10 @@ std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs)
   return out;
 }
 
+std::vector<Finding> outcome_findings(const CompiledProfile& cp) {
+  std::vector<Finding> out = cp.result.findings;
+  for (const auto& err : cp.result.errors) out.push_back({Severity::Error, "profile_failed", err, cp.profile.name, {}});
+  return out;
+}
+
 }  // namespace tw::cli

@@ -37,4 +37,8 @@ struct CompiledProfile {
 /// results are the same, in config order, whatever the number.
 std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs = 0);
 
+/// The findings of one compiled profile as `compile` (findings.json) and `findings` report them:
+/// its own, then one error `profile_failed` per reason it failed.
+std::vector<Finding> outcome_findings(const CompiledProfile& cp);
+
 }  // namespace tw::cli

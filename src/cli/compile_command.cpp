@@ -68,7 +68,8 @@ int run_compile(const std::vector<std::string>& args) {
   int rc = kExitOk;
   try {
     for (const auto& cp : compiled) {
-      for (const auto& f : cp.result.findings) findings.push_back(to_json(f));
+      // The same findings `tagwarden findings` prints, a failed profile's profile_failed errors too.
+      for (const auto& f : outcome_findings(cp)) findings.push_back(to_json(f));
       nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
       if (!cp.result.policy_set) {
         summary["status"] = "failed";
@@ -116,9 +117,11 @@ int run_compile(const std::vector<std::string>& args) {
       std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): FAILED\n";
       for (const auto& e : p["errors"]) std::cout << "      " << e.get<std::string>() << "\n";
     } else {
-      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["rules"] << " rules over "
-                << p["objects"] << " objects, " << p["bytes"] << " bytes -> " << p["artifact"].get<std::string>()
-                << "\n";
+      // A StarRocks artifact counts statements (plan.sql), a Trino one rules (rules.json).
+      const bool starrocks = p["engine"] == to_string(Engine::StarRocks);
+      std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["rules"]
+                << (starrocks ? " statements over " : " rules over ") << p["objects"] << " objects, " << p["bytes"]
+                << " bytes -> " << p["artifact"].get<std::string>() << "\n";
     }
   }
   std::cout << "findings: " << by_severity["error"] << " errors, " << by_severity["warning"] << " warnings, "

@@ -40,11 +40,8 @@ Example:
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;
   for (auto& cp : compile_all(*inputs)) {
-    findings.insert(findings.end(), cp.result.findings.begin(), cp.result.findings.end());
-    for (const auto& err : cp.result.errors) {
-      findings.push_back({Severity::Error, "profile_failed", err, cp.profile.name, {}});
-      rc = kExitProfileFailed;
-    }
+    if (!cp.result.errors.empty()) rc = kExitProfileFailed;
+    for (auto& f : outcome_findings(cp)) findings.push_back(std::move(f));
   }
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
