@@ -68,6 +68,7 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
         std::find_if(pe.refusals.begin(), pe.refusals.end(), [&](const Refusal& r) { return r.object == object; });
     if (it == pe.refusals.end()) {
       Refusal r;
+      r.kind = "starrocks_coarsened";
       r.object = object;
       r.columns = c->columns;
       r.has_grant = true;
@@ -81,6 +82,49 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
       it->withheld.insert(it->withheld.begin(), "SELECT");
     it->engine_note = c->reason + "; on StarRocks (profile masking: " + masking +
                       ", decided without a server; `tagwarden plan --dsn` probes the server)";
+  }
+}
+
+// Trino reads a DEFINER view's bases as its owner, whoever queries it: what the owner cannot
+// read there, nobody reads through the view, the cleared included. Judged on the compiled
+// decisions of the owner on each base, as the definer_view_owner_* findings are
+// (profile_findings.cpp), and listed for a user who could otherwise read the view (SELECT on it).
+void explain_definer_views(const Model& m, const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
+  std::map<std::size_t, const ObjectPolicy*> by_object;
+  for (const auto& op : ps.objects) by_object[op.object] = &op;
+  for (const auto& op : ps.objects) {
+    const Object& o = m.snapshot->objects[op.object];
+    if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || !o.owner) continue;
+    const AccessClass* mine = op.class_of(user);
+    if (!mine || !mine->access.privileges.has(Privilege::Select)) continue;  // refused anyway
+    const auto owner_it = m.user_index.find(*o.owner);
+    if (owner_it == m.user_index.end()) continue;
+    std::vector<std::string> unreadable, partly;  // bases; "base (columns)"
+    for (const auto& dep : o.depends_on) {
+      const auto oi = m.object_index.find(dep);
+      if (oi == m.object_index.end()) continue;
+      const auto it = by_object.find(oi->second);
+      if (it == by_object.end()) continue;  // outside the profile: Trino does not reach it here
+      const AccessClass* cls = it->second->class_of(owner_it->second);
+      const std::string base = it->second->engine_name.str();
+      if (!cls || !cls->access.privileges.has(Privilege::Select)) {
+        unreadable.push_back(base);
+      } else if (!cls->access.denied_columns.empty()) {
+        partly.push_back(base + " (" + join_words(cls->access.denied_columns) + ")");
+      }
+    }
+    if (unreadable.empty() && partly.empty()) continue;
+    Refusal r;
+    r.kind = "definer_view_owner";
+    r.object = op.engine_name.str();
+    r.has_grant = true;
+    r.whole_object = !unreadable.empty();
+    r.reason = r.whole_object
+                   ? "its owner " + *o.owner + " cannot read " + join_words(unreadable) +
+                         ": Trino reads a DEFINER view as its owner, so it is refused to everybody"
+                   : "every query of it that reads what its owner " + *o.owner +
+                         " may not read fails: " + join_words(partly) + ": Trino reads a DEFINER view as its owner";
+    pe.refusals.push_back(std::move(r));
   }
 }
 
@@ -141,6 +185,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     pe.refusals.push_back(std::move(r));
   }
   if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
+  if (ps.engine == Engine::Trino) explain_definer_views(m, ps, user, pe);
   for (const auto& op : ps.objects) {
     if (m.snapshot->policies.empty()) break;
     ObjectPolicies obj;
@@ -202,9 +247,10 @@ nlohmann::json to_json(const Explanation& e) {
     }
     json refusals = json::array();
     for (const auto& r : p.refusals) {
-      json j = {{"object", r.object}, {"whole_object", r.whole_object}, {"columns", r.columns},
-                {"tags", r.tags},     {"has_grant", r.has_grant},       {"withheld", r.withheld}};
+      json j = {{"object", r.object},       {"whole_object", r.whole_object}, {"columns", r.columns}, {"tags", r.tags},
+                {"has_grant", r.has_grant}, {"withheld", r.withheld},         {"kind", r.kind}};
       if (!r.engine_note.empty()) j["engine_note"] = r.engine_note;
+      if (!r.reason.empty()) j["reason"] = r.reason;
       refusals.push_back(std::move(j));
     }
     json policies = json::array();
@@ -268,6 +314,10 @@ std::string to_text(const Explanation& e) {
       out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
+      if (r.kind == "definer_view_owner") {
+        out << "  refused " << r.object << (r.whole_object ? "" : " in part") << " on Trino: " << r.reason << "\n";
+        continue;
+      }
       out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns));
       if (!r.tags.empty()) out << " (" << join_words(r.tags) << ")";
       if (!r.has_grant) out << " [no grant either]";

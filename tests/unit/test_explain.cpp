@@ -76,9 +76,31 @@ TEST_CASE("farid.haddad holds data_steward directly: Cleared", "[explain]") {
   REQUIRE(e.profiles.size() == 1);
   CHECK(e.profiles[0].profile == "trino_main");
   CHECK(e.profiles[0].engine_user == "farid.haddad");
-  CHECK(e.profiles[0].refusals.empty());
+  // No clearance refuses farid anything; Trino refuses him (and everybody) the DEFINER view
+  // invoice_summary, whose owner etl_svc is not cleared for its base invoices.
+  REQUIRE(e.profiles[0].refusals.size() == 1);
+  const tw::Refusal& r = e.profiles[0].refusals[0];
+  CHECK(r.kind == "definer_view_owner");
+  CHECK(r.object == "demo_warehouse.finance.invoice_summary");
+  CHECK(r.whole_object);
+  CHECK(r.tags.empty());
+  CHECK(r.withheld.empty());
+  CHECK(r.has_grant);
+  CHECK(r.reason ==
+        "its owner etl_svc cannot read demo_warehouse.finance.invoices: Trino reads a DEFINER view as its owner, so "
+        "it is refused to everybody");
   CHECK(e.profiles[0].may_create);
-  CHECK_THAT(tw::to_text(e), Catch::Contains("nothing refused by a clearance"));
+  const std::string text = tw::to_text(e);
+  CHECK_THAT(text, !Catch::Contains("nothing refused"));
+  CHECK_THAT(text, Catch::Contains("  refused demo_warehouse.finance.invoice_summary on Trino: its owner etl_svc "
+                                   "cannot read demo_warehouse.finance.invoices: Trino reads a DEFINER view as its "
+                                   "owner"));
+  const nlohmann::json refused = tw::to_json(e)["profiles"][0]["refused"];
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0]["kind"] == "definer_view_owner");
+  CHECK(refused[0]["object"] == "demo_warehouse.finance.invoice_summary");
+  CHECK(refused[0]["whole_object"] == true);
+  CHECK(refused[0]["reason"] == r.reason);
 }
 
 TEST_CASE("grace.lee holds data_steward only through a group: Not cleared", "[explain]") {
@@ -93,6 +115,10 @@ TEST_CASE("grace.lee holds data_steward only through a group: Not cleared", "[ex
   CHECK(r->whole_object);
   CHECK(r->has_grant);  // analyst reads demo_warehouse.*.*
   CHECK(r->withheld == Names{"SELECT"});
+  CHECK(r->kind == "clearance");
+  // invoice_summary is refused to her by its own (inherited) gate: not listed again for its owner.
+  for (const auto& x : e.profiles.at(0).refusals) CHECK(x.kind == "clearance");
+  CHECK(tw::to_json(e)["profiles"][0]["refused"][0]["kind"] == "clearance");
 }
 
 TEST_CASE("jo.kim's data_steward expired: Not cleared, with the expiry", "[explain]") {
@@ -157,7 +183,8 @@ TEST_CASE("member-sso holds no clearance role and is refused invoices as a whole
   CHECK(j["user"] == "member-sso");
   CHECK(j["profiles"][0]["may_create_tables_views_mvs"] == false);
   CHECK(j["profiles"][0]["refused"][2] == nlohmann::json::parse(R"({"object": "demo_warehouse.finance.invoices",
-      "whole_object": true, "columns": [], "tags": ["Confidential"], "has_grant": true, "withheld": ["SELECT"]})"));
+      "whole_object": true, "columns": [], "tags": ["Confidential"], "has_grant": true, "withheld": ["SELECT"],
+      "kind": "clearance"})"));
 }
 
 TEST_CASE("the platform admin is not cleared", "[explain]") {

@@ -23,6 +23,11 @@ struct TagClearance {
 };
 
 struct Refusal {
+  /// What refuses it: "clearance" (a gate the user is not cleared for; on StarRocks perhaps
+  /// widened by the engine, see engine_note), "starrocks_coarsened" (no gate of the user's, the
+  /// StarRocks translation withholds SELECT), "definer_view_owner" (Trino reads a DEFINER view as
+  /// its owner, who cannot read what it reads: refused to everybody, see reason).
+  std::string kind = "clearance";
   std::string object;                 ///< engine name
   bool whole_object = false;          ///< a gate on the object (own or inherited)
   std::vector<std::string> columns;   ///< gated columns refused (when not the whole object)
@@ -30,6 +35,7 @@ struct Refusal {
   bool has_grant = false;             ///< whether grants would otherwise give access
   std::vector<std::string> withheld;  ///< privileges removed by the gates (and by the engine's translation)
   std::string engine_note;            ///< why the engine withholds more than the PolicySet (StarRocks coarsening)
+  std::string reason;                 ///< definer_view_owner: why the engine refuses it
 };
 
 /// The access policies that reach one object for the user: the simulator.
