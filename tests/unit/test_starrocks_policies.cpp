@@ -241,13 +241,18 @@ TEST_CASE("starrocks policies: compile reports the coarsening as a finding, expl
 TEST_CASE("starrocks policies: parsing what the server answers (recorded rows)") {
   using Row = std::vector<std::optional<std::string>>;
   SECTION("SHOW MASKING POLICIES / SHOW ROW ACCESS POLICIES: Name, Type, Catalog, Database") {
-    const std::vector<Row> rows = {{"tw_1234abcd_m00ff", "MASKING", "default_catalog", "s"},
+    const std::vector<Row> rows = {{"tw_1234abcd_m00ff00ff00ff00ff", "MASKING", "default_catalog", "s"},
                                    {"other_policy", "MASKING", "default_catalog", "s"},
-                                   {"tw_1234abcd_p0001", "ROW ACCESS", "default_catalog", "s"},
+                                   {"tw_1234abcd_p0001000100010001", "ROW ACCESS", "default_catalog", "s"},
                                    {std::nullopt, std::nullopt, std::nullopt, std::nullopt},
-                                   {"tw_99999999_m0001", "MASKING", "default_catalog", "s"}};
-    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_m") == std::vector<std::string>{"tw_1234abcd_m00ff"});
-    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_p") == std::vector<std::string>{"tw_1234abcd_p0001"});
+                                   {"tw_99999999_m0001000100010001", "MASKING", "default_catalog", "s"},
+                                   // Hand-made names under the prefix, not of the shape tagwarden makes.
+                                   {"tw_1234abcd_mzzz", "MASKING", "default_catalog", "s"},
+                                   {"tw_1234abcd_m00ff", "MASKING", "default_catalog", "s"},
+                                   {"tw_1234abcd_m00ff00ff00ff00ff0", "MASKING", "default_catalog", "s"},
+                                   {"tw_1234abcd_m00FF00FF00FF00FF", "MASKING", "default_catalog", "s"}};
+    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_m") == std::vector<std::string>{"tw_1234abcd_m00ff00ff00ff00ff"});
+    CHECK(sr::parse_policy_names(rows, "tw_1234abcd_p") == std::vector<std::string>{"tw_1234abcd_p0001000100010001"});
     CHECK(sr::parse_policy_names({}, "tw_").empty());
   }
   SECTION("SHOW CREATE TABLE: column masks and row access policies") {

@@ -496,7 +496,7 @@ class RecordedStarRocks : public tw::starrocks::Connection {
 
 TEST_CASE("starrocks reader: role-to-role edges among owned roles are read as inheritance") {
   const Plan plan = plan_ok(demo_policy_set());
-  const std::string atom = plan.prefix + "a1", holder = plan.prefix + "r1";
+  const std::string atom = plan.prefix + "a0123456789abcdef", holder = plan.prefix + "r0123456789abcdef";
   RecordedStarRocks c;
   using R = tw::starrocks::Row;
   c.answers["SHOW ROLES"] = {{}, {R{atom}, R{holder}, R{std::string("analyst")}}};

@@ -9,6 +9,7 @@
 #include <map>
 #include <regex>
 
+#include "owned_names.h"
 #include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
 
@@ -17,8 +18,6 @@ namespace {
 
 std::string cell(const Row& r, std::size_t i) { return i < r.size() && r[i] ? *r[i] : std::string(); }
 bool is_null(const Row& r, std::size_t i) { return i >= r.size() || !r[i]; }
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -79,7 +78,8 @@ std::string privilege_list(const std::set<std::string>& privileges) {
 class OwnedSink {
  public:
   OwnedSink(const Plan& plan, LiveRead& out) : plan_(plan), out_(out) {}
-  bool owned(const std::string& role) const { return starts_with(role, plan_.prefix); }
+  /// Only the exact shapes tagwarden makes: a hand-made role under the prefix is foreign.
+  bool owned(const std::string& role) const { return owned_role(role, plan_.prefix); }
   void role(const std::string& name) { out_.state.owned.roles[name]; }
   void member(const std::string& role, const std::string& user) { out_.state.owned.roles[role].members.insert(user); }
   /// `role` inherits `inherited`, both owned.
@@ -335,7 +335,7 @@ void read_policies(Connection& c, const Plan& plan, LiveRead& out) {
     if (masks) {
       for (const auto& [column, policy] : a.masks) {
         const ColumnRef ref{o, column};
-        if (starts_with(policy, mask_prefix)) {
+        if (owned_shape(policy, mask_prefix)) {
           out.state.owned.attachments[ref] = policy;
         } else {
           out.state.foreign_masks.insert(ref);
@@ -344,7 +344,7 @@ void read_policies(Connection& c, const Plan& plan, LiveRead& out) {
     }
     if (rows) {
       for (const auto& policy : a.row_policies) {
-        if (starts_with(policy, row_prefix)) out.state.owned.row_attachments[o].insert(policy);
+        if (owned_shape(policy, row_prefix)) out.state.owned.row_attachments[o].insert(policy);
       }
     }
   }
@@ -429,7 +429,7 @@ std::vector<std::string> parse_policy_names(const std::vector<Row>& rows, std::s
   for (const auto& r : rows) {
     // Name is the first column (Name, Type, Catalog, Database).
     const std::string name = cell(r, 0);
-    if (!name.empty() && starts_with(name, prefix)) out.push_back(name);
+    if (owned_shape(name, prefix)) out.push_back(name);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -194,7 +194,8 @@ struct LiveState {
 
 /// Pure parsers of what a StarRocks server answers, unit-tested with recorded rows.
 /// SHOW MASKING POLICIES / SHOW ROW ACCESS POLICIES [FROM db]: columns Name, Type, Catalog, Database;
-/// returns the names starting with `prefix`.
+/// returns the names tagwarden makes under `prefix` (prefix + exactly 16 lower-case hex digits); any
+/// other name, even one starting with the prefix, is not tagwarden's.
 std::vector<std::string> parse_policy_names(const std::vector<std::vector<std::optional<std::string>>>& rows,
                                             std::string_view prefix);
 /// SHOW CREATE TABLE|VIEW|MATERIALIZED VIEW text: the masking policy of each column
