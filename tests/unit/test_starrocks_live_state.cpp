@@ -119,3 +119,65 @@ TEST_CASE("starrocks live state: only the exact owned name shapes are owned") {
     CHECK(any_has(drift, "through role " + p + "zzz"));
   }
 }
+
+TEST_CASE("starrocks live state: grants reaching users through PUBLIC and roles granted to roles are drift") {
+  SECTION("MariaDB: PUBLIC, a chain of roles with a cycle, a foreign role granted to an owned role") {
+    const sr::Plan plan = demo_plan(sr::Dialect::MySQL);
+    const std::string holder = plan.desired.roles.begin()->first;
+    RecordedServer s = mariadb({"PUBLIC", "foreign_role", "outer_r", "loop_r", "sneaky_r", holder});
+    s.answers["mysql.roles_mapping"] = {
+        // User, Host, Role. The applier's admin row from CREATE ROLE; then Host '' with a role as User:
+        // that role inherits Role.
+        {"applier", "127.0.0.1", "outer_r"},
+        {"outer_r", "", "foreign_role"},
+        {"foreign_role", "", "loop_r"},
+        {"loop_r", "", "outer_r"},  // a cycle
+        {holder, "", "sneaky_r"},   // a foreign role granted to an owned role
+        {"etl_svc", "%", "outer_r"},
+        {"grace.lee", "%", holder}};
+    s.answers["mysql.tables_priv"] = {{"PUBLIC", "", "finance", "invoices", "Select"},
+                                      {"foreign_role", "", "finance", "invoices", "Select"},
+                                      {"sneaky_r", "", "finance", "customers", "Select,Insert"}};
+    const sr::LiveRead live = sr::read_live_state(s, plan);
+    const auto drift = drift_messages(plan, live);
+    // PUBLIC reaches every user of the plan that is not cleared for invoices.
+    CHECK(any_has(drift,
+                  "GRANT SELECT ON `finance`.`invoices` TO PUBLIC (held by 'member-sso'@'%' through role "
+                  "PUBLIC, which every user holds) gives member-sso SELECT on default_catalog.finance.invoices"));
+    CHECK(any_has(drift, "TO PUBLIC (held by 'jo.kim'@'%'"));
+    CHECK(any_has(drift,
+                  "GRANT SELECT ON `finance`.`invoices` TO `foreign_role` (held by 'etl_svc'@'%' through "
+                  "roles outer_r -> foreign_role)"));
+    CHECK(any_has(drift,
+                  "GRANT SELECT, INSERT ON `finance`.`customers` TO `sneaky_r` (held by 'grace.lee'@'%' "
+                  "through roles " +
+                      holder + " -> sneaky_r)"));
+    // The owned role's inheritance of a foreign role is not owned state: never revoked.
+    CHECK(live.state.owned.roles.at(holder).roles.empty());
+    for (const auto& st : sr::diff_statements(plan, live.state)) CHECK(st.sql.find("sneaky_r") == std::string::npos);
+  }
+  SECTION("StarRocks: the built-in public role, a role granted to a role") {
+    const sr::Plan plan = demo_plan(sr::Dialect::StarRocks);
+    RecordedServer s;
+    s.answers["SHOW ROLES"] = {{"public"}, {"root"}, {"foreign_role"}, {"outer_r"}};
+    s.answers["SHOW USERS"] = {{"'member-sso'@'%'"}, {"'etl_svc'@'%'"}, {"'root'@'%'"}};
+    s.answers["sys.role_edges"] = {{"foreign_role", "outer_r", std::nullopt},
+                                   {"outer_r", "foreign_role", std::nullopt},  // a cycle
+                                   {"outer_r", std::nullopt, "'etl_svc'@'%'"},
+                                   {"root", std::nullopt, "'root'@'%'"}};
+    s.answers["sys.grants_to_roles"] = {
+        {"public", "default_catalog", "finance", "invoices", "TABLE", "SELECT"},
+        {"public", "default_catalog", "information_schema", std::nullopt, "TABLE", "SELECT"},
+        {"foreign_role", "default_catalog", "finance", "invoices", "TABLE", "SELECT"}};
+    const sr::LiveRead live = sr::read_live_state(s, plan);
+    const auto drift = drift_messages(plan, live);
+    CHECK(any_has(drift,
+                  "GRANT SELECT ON TABLE `finance`.`invoices` TO ROLE `public` (held by 'member-sso'@'%' "
+                  "through role public, which every user holds) gives member-sso SELECT"));
+    CHECK(any_has(drift,
+                  "GRANT SELECT ON TABLE `finance`.`invoices` TO ROLE `foreign_role` (held by "
+                  "'etl_svc'@'%' through roles outer_r -> foreign_role)"));
+    // Grants on objects the plan does not list are not copied per user.
+    for (const auto& g : live.foreign) CHECK(g.on.database == "finance");
+  }
+}

@@ -104,10 +104,24 @@ struct HeldGrant {
   std::string grant;  // with {grantee} for the grantee
 };
 
-void add_foreign(LiveRead& out, const std::map<std::string, std::vector<HeldGrant>>& direct,
-                 const std::map<std::string, std::vector<HeldGrant>>& by_role,
-                 const std::map<std::string, std::set<std::string>>& user_roles, Dialect d,
-                 const std::function<bool(const std::string&)>& owned) {
+bool covers(const ForeignGrant& g, const Securable& o);
+
+// Who holds which roles, for drift: the roles each user (host %) holds directly, the roles granted to
+// each role (it inherits them), and the role every user holds without a grant (MariaDB PUBLIC,
+// StarRocks public; empty when the server has none).
+struct RoleGraph {
+  std::map<std::string, std::set<std::string>> user_roles;
+  std::map<std::string, std::set<std::string>> role_roles;
+  std::string everyone;
+};
+
+// Every grant tagwarden does not own that reaches a user of the plan: made to the user, or to a
+// foreign role the user reaches through the roles it holds, those granted to them (transitively,
+// through owned roles too) and the role every user holds. Each role reached is reported once per
+// user, with the first (shortest) path to it; a cycle of roles is walked once.
+void add_foreign(LiveRead& out, const Plan& plan, const std::map<std::string, std::vector<HeldGrant>>& direct,
+                 const std::map<std::string, std::vector<HeldGrant>>& by_role, const RoleGraph& graph,
+                 const std::set<std::string>& users, Dialect d, const std::function<bool(const std::string&)>& owned) {
   auto render = [](const std::string& tmpl, const std::string& grantee) {
     std::string s = tmpl;
     auto at = s.find("{grantee}");
@@ -120,15 +134,67 @@ void add_foreign(LiveRead& out, const std::map<std::string, std::vector<HeldGran
                              render(g.grant, (d == Dialect::StarRocks ? "USER " : "") + sql::user_identity(user))});
     }
   }
-  for (const auto& [user, roles] : user_roles) {
-    for (const auto& role : roles) {
-      if (owned(role)) continue;
-      auto it = by_role.find(role);
-      if (it == by_role.end()) continue;
-      for (const auto& g : it->second) {
-        out.foreign.push_back({user, role, g.on, g.pattern, g.privileges,
-                               render(g.grant, (d == Dialect::StarRocks ? "ROLE " : "") + sql::ident(role)) +
-                                   " (held by " + sql::user_identity(user) + " through role " + role + ")"});
+  // Only a role's grants on a listed object can be drift: the others are not copied once per user.
+  std::map<std::string, std::vector<const HeldGrant*>> relevant;
+  for (const auto& [role, grants] : by_role) {
+    if (owned(role)) continue;
+    for (const auto& g : grants) {
+      const ForeignGrant probe{"", role, g.on, g.pattern, g.privileges, ""};
+      if (std::any_of(plan.objects.begin(), plan.objects.end(), [&](const Securable& o) { return covers(probe, o); })) {
+        relevant[role].push_back(&g);
+      }
+    }
+  }
+  if (relevant.empty()) return;
+  // role -> the foreign roles with relevant grants it reaches (itself included), each with its path.
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>> reach_memo;
+  auto reach = [&](const std::string& root) -> const auto& {
+    auto [it, inserted] = reach_memo.try_emplace(root);
+    if (!inserted) return it->second;
+    std::map<std::string, std::vector<std::string>> paths = {{root, {root}}};
+    std::vector<std::string> queue = {root};
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      const std::string role = queue[i];
+      if (relevant.count(role)) it->second.emplace_back(role, paths[role]);
+      auto next = graph.role_roles.find(role);
+      if (next == graph.role_roles.end()) continue;
+      for (const auto& inherited : next->second) {
+        if (paths.count(inherited)) continue;  // seen: cycles and diamonds are walked once
+        auto path = paths[role];
+        path.push_back(inherited);
+        paths.emplace(inherited, std::move(path));
+        queue.push_back(inherited);
+      }
+    }
+    return it->second;
+  };
+  auto grantee = [&](const std::string& role) {
+    if (d == Dialect::MySQL && role == graph.everyone) return std::string("PUBLIC");
+    return (d == Dialect::StarRocks ? "ROLE " : "") + sql::ident(role);
+  };
+  auto through = [&](const std::vector<std::string>& path) {
+    std::string s = path.size() == 1 ? "role " : "roles ";
+    for (std::size_t i = 0; i < path.size(); ++i) s += (i ? " -> " : "") + path[i];
+    if (!graph.everyone.empty() && path.front() == graph.everyone) {
+      s += path.size() == 1 ? ", which every user holds" : ", every user holding " + graph.everyone;
+    }
+    return s;
+  };
+  static const std::set<std::string> kNoRoles;
+  for (const auto& user : plan.users) {
+    if (!users.count(user)) continue;
+    auto held = graph.user_roles.find(user);
+    std::set<std::string> roots = held == graph.user_roles.end() ? kNoRoles : held->second;
+    if (!graph.everyone.empty()) roots.insert(graph.everyone);
+    std::set<std::string> reported;  // a role reached from two roots is reported once
+    for (const auto& root : roots) {
+      for (const auto& [role, path] : reach(root)) {
+        if (!reported.insert(role).second) continue;
+        for (const HeldGrant* g : relevant.at(role)) {
+          out.foreign.push_back({user, role, g->on, g->pattern, g->privileges,
+                                 render(g->grant, grantee(role)) + " (held by " + sql::user_identity(user) +
+                                     " through " + through(path) + ")"});
+        }
       }
     }
   }
@@ -155,14 +221,16 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
     }
   }
   out.state.users = users;
-  std::map<std::string, std::set<std::string>> user_roles;
+  RoleGraph graph;
+  if (roles.count("PUBLIC")) graph.everyone = "PUBLIC";  // MariaDB 10.11: grants every user holds
   for (const auto& r : c.query("SELECT User, Host, Role FROM mysql.roles_mapping").rows) {
     if (cell(r, 1).empty() && roles.count(cell(r, 0))) {  // a role granted to a role
+      graph.role_roles[cell(r, 0)].insert(cell(r, 2));
       if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.inherit(cell(r, 0), cell(r, 2));
       continue;
     }
     if (std::make_pair(cell(r, 0), cell(r, 1)) == me || cell(r, 1) != kUserHost) continue;
-    user_roles[cell(r, 0)].insert(cell(r, 2));
+    graph.user_roles[cell(r, 0)].insert(cell(r, 2));
     if (sink.owned(cell(r, 2))) sink.member(cell(r, 2), cell(r, 0));
   }
   std::map<std::string, std::vector<HeldGrant>> direct, by_role;
@@ -218,7 +286,8 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
     g.grant = "GRANT " + privilege_list(g.privileges) + " ON *.* TO {grantee}";
     hold(cell(r, 0), cell(r, 1), std::move(g));
   }
-  add_foreign(out, direct, by_role, user_roles, Dialect::MySQL, [&](const std::string& r) { return sink.owned(r); });
+  add_foreign(out, plan, direct, by_role, graph, users, Dialect::MySQL,
+              [&](const std::string& r) { return sink.owned(r); });
   return out;
 }
 
@@ -364,16 +433,18 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
     if (auto id = parse_user_identity(cell(r, 0)); id && id->second == kUserHost) users.insert(id->first);
   }
   out.state.users = users;
-  std::map<std::string, std::set<std::string>> user_roles;
+  RoleGraph graph;
+  graph.everyone = "public";  // the built-in role every user holds (it cannot be dropped)
   for (const auto& r : c.query("SELECT FROM_ROLE, TO_ROLE, TO_USER FROM sys.role_edges").rows) {
     if (!is_null(r, 1) && !cell(r, 1).empty()) {  // FROM_ROLE granted to the role TO_ROLE
+      graph.role_roles[cell(r, 1)].insert(cell(r, 0));
       if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 1))) sink.inherit(cell(r, 1), cell(r, 0));
       continue;
     }
     if (is_null(r, 2)) continue;
     auto id = parse_user_identity(cell(r, 2));
     if (!id || id->second != kUserHost) continue;
-    user_roles[id->first].insert(cell(r, 0));
+    graph.user_roles[id->first].insert(cell(r, 0));
     if (sink.owned(cell(r, 0))) sink.member(cell(r, 0), id->first);
   }
   const std::string columns = "OBJECT_CATALOG, OBJECT_DATABASE, OBJECT_NAME, OBJECT_TYPE, PRIVILEGE_TYPE";
@@ -395,7 +466,7 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
     const auto privs = privilege_set(cell(r, 5));
     direct[id->first].push_back({*on, false, privs, starrocks_grant_text(*on, privs)});
   }
-  add_foreign(out, direct, by_role, user_roles, Dialect::StarRocks,
+  add_foreign(out, plan, direct, by_role, graph, users, Dialect::StarRocks,
               [&](const std::string& r) { return sink.owned(r); });
   if (plan.capabilities.masking_policies || plan.capabilities.row_access_policies) read_policies(c, plan, out);
   return out;
