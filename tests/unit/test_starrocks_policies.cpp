@@ -367,3 +367,57 @@ policies:
     CHECK(filter_of(compile_ok(*m, trino)) == json{{"false", true}});
   }
 }
+
+TEST_CASE("starrocks policies: a column keeping a foreign masking policy coarsens the object for its masked readers") {
+  auto m = model_from_text(kSnapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+  REQUIRE(plan.desired.attachments.count({customers(), "ib`an"}));
+  sr::LiveState live;  // an empty server but for someone else's policy on ib`an
+  live.foreign_masks.insert({customers(), "ib`an"});
+  const auto statements = sr::diff_statements(plan, live);
+  // Replay the statements into roles: which roles give SELECT on customers, then who holds them.
+  static const std::regex grant_priv(R"(^GRANT ([A-Z, ]+) ON TABLE `s`\.`customers` TO ROLE `([^`]+)`$)");
+  static const std::regex grant_role(R"(^GRANT `([^`]+)` TO ROLE `([^`]+)`$)");
+  static const std::regex grant_user(R"(^GRANT `([^`]+)` TO USER '(.*)'@'%'$)");
+  std::set<std::string> readers_roles;
+  std::vector<std::pair<std::string, std::string>> inherits, members;
+  for (const auto& st : statements) {
+    std::smatch mt;
+    // Never over the foreign policy.
+    CHECK_FALSE((st.sql.find("`ib``an` SET MASKING POLICY") != std::string::npos));
+    if (std::regex_match(st.sql, mt, grant_priv) && mt[1].str().find("SELECT") != std::string::npos) {
+      readers_roles.insert(mt[2].str());
+    } else if (std::regex_match(st.sql, mt, grant_role)) {
+      inherits.emplace_back(mt[1].str(), mt[2].str());
+    } else if (std::regex_match(st.sql, mt, grant_user)) {
+      members.emplace_back(mt[1].str(), mt[2].str());
+    }
+  }
+  for (const auto& [from, to] : inherits) {
+    if (readers_roles.count(from)) readers_roles.insert(to);
+  }
+  std::set<std::string> readers;
+  for (const auto& [role, user] : members) {
+    if (readers_roles.count(role)) readers.insert(user);
+  }
+  // ana reads iban's value (cleared, exempt): keeps SELECT; bob (hash) and o'brien (partial) would read
+  // whatever the foreign policy returns: no SELECT on customers.
+  CHECK(readers == std::set<std::string>{"ana"});
+  // The other objects are untouched: bob still reads plain.
+  bool bob_plain = false;
+  for (const auto& st : statements) bob_plain = bob_plain || st.sql.find("ON TABLE `s`.`plain`") != std::string::npos;
+  CHECK(bob_plain);
+  const auto findings = sr::diff_findings(plan, live);
+  const auto f = std::find_if(findings.begin(), findings.end(),
+                              [](const tw::Finding& x) { return x.code == "starrocks_foreign_mask"; });
+  REQUIRE(f != findings.end());
+  CHECK(f->severity == tw::Severity::Error);
+  CHECK(f->message.find("get no SELECT on default_catalog.s.customers (coarsened, fail closed; 2 users: bob and "
+                        "o'brien\\)") != std::string::npos);
+  // Without the foreign policy, bob reads customers (masked) again.
+  bool bob_reads = false;
+  const auto e = on_objects(effective(plan.desired));
+  bob_reads = e.count("bob") && e.at("bob").count(customers());
+  CHECK(bob_reads);
+}

@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "owned_names.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
@@ -46,11 +47,109 @@ std::string comment(std::string_view text) {
   return out + "\n";
 }
 
+// A column tagwarden would mask that carries a masking policy it does not own keeps that policy, so
+// tagwarden's is not attached. Fail closed: the object's readers whom tagwarden's policy does not
+// give the real value (masked, denied, uncleared) lose SELECT on the object, as when the server
+// cannot mask. The desired roles are rebuilt from what they hold without those reads: one holder
+// role per distinct user set (<prefix>r + hash of the names), and each user one role (the holder
+// role, or an atom role <prefix>a + hash of its members inheriting its holder roles).
+struct ForeignMaskCoarsening {
+  std::map<Securable, std::set<std::string>> losing;  // object -> users who lose SELECT on it
+  OwnedState desired;
+};
+
+std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, const LiveState& live) {
+  const OwnedState& want = plan.desired;
+  std::map<Securable, std::set<std::string>> cleared;  // object -> users reading every such column's value
+  for (const auto& column : live.foreign_masks) {
+    auto a = want.attachments.find(column);
+    if (a == want.attachments.end()) continue;
+    auto m = want.masks.find(a->second);
+    const std::set<std::string> values =
+        m == want.masks.end() ? std::set<std::string>{}
+                              : std::set<std::string>(m->second.cleared.begin(), m->second.cleared.end());
+    auto [it, inserted] = cleared.try_emplace(column.first, values);
+    if (!inserted) {
+      std::set<std::string> both;
+      std::set_intersection(it->second.begin(), it->second.end(), values.begin(), values.end(),
+                            std::inserter(both, both.end()));
+      it->second = std::move(both);
+    }
+  }
+  if (cleared.empty()) return std::nullopt;
+  // Who holds each role: its members and the members of the roles inheriting it (transitively).
+  std::map<std::string, std::set<std::string>> holders;
+  for (const auto& [name, role] : want.roles) {
+    std::set<std::string> seen = {name};
+    std::vector<std::string> queue = {name};
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      holders[queue[i]].insert(role.members.begin(), role.members.end());
+      auto r = want.roles.find(queue[i]);
+      if (r == want.roles.end()) continue;
+      for (const auto& inherited : r->second.roles) {
+        if (seen.insert(inherited).second) queue.push_back(inherited);
+      }
+    }
+  }
+  ForeignMaskCoarsening out;
+  for (const auto& [name, role] : want.roles) {
+    for (const auto& [on, privs] : role.grants) {
+      auto c = cleared.find(on);
+      if (c == cleared.end() || !privs.count("SELECT")) continue;
+      for (const auto& u : holders[name]) {
+        if (!c->second.count(u)) out.losing[on].insert(u);
+      }
+    }
+  }
+  if (out.losing.empty()) return std::nullopt;
+  // The grants by the exact set of users holding them, without the lost reads.
+  using Grants = std::map<Securable, std::set<std::string>>;
+  std::map<std::set<std::string>, Grants> by_users;
+  for (const auto& [name, role] : want.roles) {
+    const std::set<std::string>& users = holders[name];
+    for (const auto& [on, privs] : role.grants) {
+      auto l = out.losing.find(on);
+      if (l == out.losing.end() || !privs.count("SELECT")) {
+        by_users[users][on].insert(privs.begin(), privs.end());
+        continue;
+      }
+      const std::set<std::string> rest = minus(privs, {"SELECT"});
+      if (!rest.empty()) by_users[users][on].insert(rest.begin(), rest.end());
+      const std::set<std::string> readers = minus(users, l->second);
+      if (!readers.empty()) by_users[readers][on].insert("SELECT");
+    }
+  }
+  out.desired.masks = want.masks;
+  out.desired.attachments = want.attachments;
+  out.desired.row_policies = want.row_policies;
+  out.desired.row_attachments = want.row_attachments;
+  std::map<std::string, std::set<std::string>> user_holders;
+  for (auto& [users, grants] : by_users) {
+    if (users.empty() || grants.empty()) continue;
+    const std::string name = plan.prefix + "r" + hash16(std::vector<std::string>(users.begin(), users.end()));
+    out.desired.roles[name].grants = std::move(grants);
+    for (const auto& u : users) user_holders[u].insert(name);
+  }
+  std::map<std::set<std::string>, std::set<std::string>> atoms;  // holder roles -> users
+  for (const auto& [user, held] : user_holders) atoms[held].insert(user);
+  for (const auto& [held, users] : atoms) {
+    if (held.size() == 1) {
+      out.desired.roles[*held.begin()].members.insert(users.begin(), users.end());
+      continue;
+    }
+    auto& atom = out.desired.roles[plan.prefix + "a" + hash16(std::vector<std::string>(users.begin(), users.end()))];
+    atom.members = users;
+    atom.roles = held;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) {
   const Dialect d = plan.dialect;
-  const OwnedState& want = plan.desired;
+  const std::optional<ForeignMaskCoarsening> coarsened = foreign_mask_coarsening(plan, live);
+  const OwnedState& want = coarsened ? coarsened->desired : plan.desired;
   const OwnedState& have = live.owned;
   auto catalog_of = [&](const Securable& s) {
     return d == Dialect::StarRocks && s.kind != Securable::Kind::Catalog ? s.catalog : std::string();
@@ -244,15 +343,26 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
                        "': their roles are not granted until they exist",
                    plan.profile, users});
   }
+  const std::optional<ForeignMaskCoarsening> coarsened = foreign_mask_coarsening(plan, live);
   for (const auto& column : live.foreign_masks) {
     if (!plan.desired.attachments.count(column)) continue;
-    out.push_back({Severity::Error,
-                   "starrocks_foreign_mask",
+    std::vector<std::string> losing;
+    if (coarsened) {
+      if (auto l = coarsened->losing.find(column.first); l != coarsened->losing.end()) {
+        losing.assign(l->second.begin(), l->second.end());
+      }
+    }
+    std::vector<std::string> subjects = {column.first.str() + "." + column.second};
+    subjects.insert(subjects.end(), losing.begin(), losing.end());
+    out.push_back({Severity::Error, "starrocks_foreign_mask",
                    "column " + column.first.str() + "." + column.second +
-                       " carries a masking policy tagwarden does not own: it is left in place and the gate's policy "
-                       "is not attached; remove the foreign policy so tagwarden can enforce the clearance",
-                   plan.profile,
-                   {column.first.str() + "." + column.second}});
+                       " carries a masking policy tagwarden does not own: it is left in place and tagwarden's "
+                       "policy is not attached, so the readers that policy would not give the value to get no "
+                       "SELECT on " +
+                       column.first.str() + " (coarsened, fail closed; " + std::to_string(losing.size()) + " user" +
+                       (losing.size() == 1 ? "" : "s") + (losing.empty() ? "" : ": " + join_some(losing)) +
+                       "); remove the foreign policy so tagwarden can enforce the clearance and masks",
+                   plan.profile, std::move(subjects)});
   }
   return out;
 }
