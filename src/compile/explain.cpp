@@ -5,7 +5,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../engines/trino/expressions.h"
 #include "tagwarden/engines/starrocks/plan.h"
+#include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -128,6 +130,30 @@ void explain_definer_views(const Model& m, const PolicySet& ps, std::size_t user
   }
 }
 
+// How the engine enforces one effective mask. Both engines render hash, partial and full as string
+// expressions and a typed NULL on a column of any other type (docs/semantics.md); asked of the
+// renderers' own functions so explain cannot disagree with them.
+EnforcedMask enforced_mask(Engine engine, const ColumnMask& mk) {
+  EnforcedMask e{mk.column, mk.kind, mk.kind, mk.visible_chars, ""};
+  if (mk.kind == MaskKind::Null) return e;
+  std::string type, rendered;
+  if (engine == Engine::Trino) {
+    type = trino::trino_type(mk.type);
+    rendered = trino::mask_expression(mk);
+  } else {
+    type = starrocks::sql::mask_type(mk.type);
+    if (type.empty()) return e;  // no masking policy can carry it: coarsened, listed in the refusals
+    rendered = starrocks::sql::mask_expression(mk.kind, mk.visible_chars, "v", type);
+  }
+  if (rendered.rfind("CAST(NULL AS ", 0) != 0) return e;
+  e.enforced_kind = MaskKind::Null;
+  e.visible_chars = 0;
+  e.reason = std::string("a ") + to_string(mk.kind) + " mask cannot type-check against " + mk.column +
+             ", a non-string column (" + type + "): " + (engine == Engine::Trino ? "Trino" : "StarRocks") +
+             " applies a typed NULL, " + rendered;
+  return e;
+}
+
 // The user's clearances and notes: the part of an explanation no profile changes.
 Explanation explain_clearances(const Model& m, const std::string& name, std::size_t& user) {
   auto it = m.user_index.find(name);
@@ -193,6 +219,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     obj.considered = judge_policies(m, op, user);
     if (obj.considered.empty()) continue;
     if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
+    for (const auto& mk : obj.effective.masks) obj.masks.push_back(enforced_mask(ps.engine, mk));
     if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
     pe.policies.push_back(std::move(obj));
   }
@@ -263,9 +290,15 @@ nlohmann::json to_json(const Explanation& e) {
         considered.push_back(std::move(c));
       }
       json masks = json::array();
-      for (const auto& mk : o.effective.masks) {
-        json j = {{"column", mk.column}, {"mask", to_string(mk.kind)}};
-        if (mk.kind == MaskKind::Partial) j["visible_chars"] = mk.visible_chars;
+      // As enforced: "mask" is what the engine applies; where that is not the policy's kind,
+      // "policy_mask" is and "reason" says why.
+      for (const auto& mk : o.masks) {
+        json j = {{"column", mk.column}, {"mask", to_string(mk.enforced_kind)}};
+        if (mk.enforced_kind == MaskKind::Partial) j["visible_chars"] = mk.visible_chars;
+        if (mk.enforced_kind != mk.policy_kind) {
+          j["policy_mask"] = to_string(mk.policy_kind);
+          j["reason"] = mk.reason;
+        }
         masks.push_back(std::move(j));
       }
       json effective = {{"privileges", o.effective.privileges.names()},
@@ -330,6 +363,11 @@ std::string to_text(const Explanation& e) {
       for (const auto& d : o.considered) {
         out << "      " << (d.applies ? "[applies] " : "[not applied] ") << d.policy << " (" << to_string(d.type)
             << "): " << d.reason << "\n";
+      }
+      for (const auto& mk : o.masks) {
+        if (mk.enforced_kind != mk.policy_kind)
+          out << "      mask on " << mk.column << " enforced as " << to_string(mk.enforced_kind) << ": " << mk.reason
+              << "\n";
       }
       if (o.expressions.is_object()) {
         for (const auto& [k, v] : o.expressions.items()) out << "      enforced " << k << ": " << v.dump() << "\n";

@@ -38,11 +38,22 @@ struct Refusal {
   std::string reason;                 ///< definer_view_owner: why the engine refuses it
 };
 
+/// One effective mask as the engine enforces it: hash, partial and full masks are string
+/// expressions, so on a non-string column both engines apply a typed NULL instead.
+struct EnforcedMask {
+  std::string column;                     ///< engine column name
+  MaskKind policy_kind = MaskKind::Full;  ///< the strictest applying policy's kind
+  MaskKind enforced_kind = MaskKind::Full;
+  int visible_chars = 0;  ///< partial only
+  std::string reason;     ///< why enforced_kind differs from policy_kind; empty when equal
+};
+
 /// The access policies that reach one object for the user: the simulator.
 struct ObjectPolicies {
   std::string object;                      ///< engine name
   std::vector<PolicyDecision> considered;  ///< applied and not applied, with reasons
-  Access effective;                        ///< as enforced (after clearances and policies)
+  Access effective;                        ///< as decided (after clearances and policies)
+  std::vector<EnforcedMask> masks;         ///< effective.masks as the engine enforces them, same order
   nlohmann::json expressions;              ///< engine expressions, when a renderer was given
 };
 
