@@ -194,6 +194,17 @@ TEST_CASE("starrocks policies: without masking or row access policies, coarsen a
   const auto* h = plan.holding("bob", customers());
   REQUIRE(h);
   CHECK(h->withheld.find("cannot be masked on this server") != std::string::npos);
+  // Each finding names only its own columns: ssn is gated (PII), ib`an and born are masked by access
+  // policies and carry no gated tag, so they are not "gated columns".
+  const auto g = std::find_if(plan.findings.begin(), plan.findings.end(),
+                              [](const tw::Finding& x) { return x.code == "starrocks_gate_coarsened"; });
+  REQUIRE(g != plan.findings.end());
+  CHECK(g->message.find("has gated column ssn and this server cannot mask columns") != std::string::npos);
+  CHECK(g->message.find("ib`an") == std::string::npos);
+  CHECK(g->message.find("born") == std::string::npos);
+  CHECK(g->subjects == std::vector<std::string>{"default_catalog.s.customers", "default_catalog.s.customers.ssn"});
+  CHECK(f->message.find("masks or denied columns on born and ib`an (no masking policies") != std::string::npos);
+  CHECK(f->message.find("ssn") == std::string::npos);
 
   SECTION("masks without row access policies: only the filtered classes coarsen") {
     const sr::Plan half = plan_ok(ps, {sr::Dialect::StarRocks, {true, false}});

@@ -31,25 +31,33 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
   Coarsening out;
   const Access& a = cls.access;
   if (!a.privileges.has(Privilege::Select)) return out;
-  std::vector<std::string> unmaskable;
-  bool denied_gate = false, denied_policy = false;
+  // Each unmaskable column is reported where it comes from: a clearance gate, or an access policy.
+  std::vector<std::string> unmaskable, gate_columns, policy_columns;
   for (const auto& c : a.denied_columns) {
-    (gated_column(op, c) ? denied_gate : denied_policy) = true;
-    if (!caps.masking_policies || column_type(op, c, types).empty()) unmaskable.push_back(c);
+    const bool gated = gated_column(op, c);
+    if (!caps.masking_policies || column_type(op, c, types).empty()) {
+      unmaskable.push_back(c);
+      (gated ? gate_columns : policy_columns).push_back(c);
+    }
   }
-  bool masks = false;
   for (const auto& m : a.masks) {
-    masks = true;
-    if (!caps.masking_policies || column_type(op, m.column, types).empty()) unmaskable.push_back(m.column);
+    if (!caps.masking_policies || column_type(op, m.column, types).empty()) {
+      unmaskable.push_back(m.column);
+      policy_columns.push_back(m.column);
+    }
   }
   const bool filter = !a.row_filter.empty();
   const bool filter_ok = !filter || (caps.row_access_policies && renderable_filter(op, a.row_filter));
   if (unmaskable.empty() && filter_ok) return out;
-  std::sort(unmaskable.begin(), unmaskable.end());
-  unmaskable.erase(std::unique(unmaskable.begin(), unmaskable.end()), unmaskable.end());
+  for (auto* v : {&unmaskable, &gate_columns, &policy_columns}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
   out.columns = unmaskable;
-  out.gates = denied_gate && !unmaskable.empty();
-  out.policies = masks || denied_policy || !filter_ok;
+  out.gate_columns = std::move(gate_columns);
+  out.policy_columns = std::move(policy_columns);
+  out.gates = !out.gate_columns.empty();
+  out.policies = !out.policy_columns.empty() || !filter_ok;
   std::vector<std::string> what;
   if (!unmaskable.empty()) {
     what.push_back("column" + std::string(unmaskable.size() == 1 ? " " : "s ") + join_words(unmaskable) +

@@ -17,9 +17,11 @@ namespace tw::starrocks {
 /// columns/policies receive what makes it coarsen, for the findings.
 struct Coarsening {
   std::string reason;
-  std::vector<std::string> columns;  // gated, denied or masked columns that cannot be masked here
-  bool policies = false;             // access-policy masks or row filter
-  bool gates = false;                // clearance-gated (or denied) columns
+  std::vector<std::string> columns;         // gated, denied or masked columns that cannot be masked here
+  std::vector<std::string> gate_columns;    // of those, the clearance-gated ones (denied as gated)
+  std::vector<std::string> policy_columns;  // of those, the ones an access policy masks or denies
+  bool policies = false;                    // access-policy masks, denied columns or row filter
+  bool gates = false;                       // clearance-gated columns
 };
 
 /// Whether `cls` of `op` coarsens on a server with `caps`, and why.

@@ -7,14 +7,16 @@
 namespace tw::starrocks {
 
 void CoarsenedObjects::add(const Securable& obj, const AccessClass& cls, const Coarsening& c) {
+  // Each finding names only its own columns: a column masked or denied by an access policy, with no
+  // gated tag, is not a gated column.
   if (c.gates) {
     auto& g = coarsened_[obj];
-    g.columns.insert(c.columns.begin(), c.columns.end());
+    g.columns.insert(c.gate_columns.begin(), c.gate_columns.end());
     g.lists.push_back(cls.users);
   }
   if (c.policies) {
     auto& g = policy_coarsened_[obj];
-    g.columns.insert(c.columns.begin(), c.columns.end());
+    g.columns.insert(c.policy_columns.begin(), c.policy_columns.end());
     g.lists.push_back(cls.users);
     if (!cls.access.row_filter.empty()) g.filter = true;
   }
