@@ -16,8 +16,13 @@ const char* kUsage =
 
 const char* kTeaching = R"(Compiles the governance snapshot S for every engine profile in C (or only P) and
 writes, for each Trino profile, DIR/<profile>/rules.json: a Trino file-based
-access control document to use as security.config-file. DIR/findings.json
-holds the findings (warnings and info) and each profile's outcome.
+access control document to use as security.config-file; for each StarRocks
+profile, DIR/<profile>/plan.sql: the statements that would make an empty server
+hold the profile (masking per the profile's `masking` key; `tagwarden plan
+--dsn` diffs against a live server, `tagwarden apply` runs it). DIR/findings.json
+holds the findings (errors, warnings and info: a failed profile's reasons are
+profile_failed errors, as `tagwarden findings` prints them) and each profile's
+outcome.
 
 Nothing is written for a profile that fails, and no file is written at all when
 the snapshot or config is invalid: every error is printed with the path of the

@@ -9,12 +9,26 @@ namespace tw::cli {
 int run_findings(const std::vector<std::string>& args) {
   const char* usage = "usage: tagwarden findings --snapshot S --config C [--profile P] [--now T] [--output text|json]";
   const char* teaching = R"(Compiles in memory, writes nothing, and prints the findings:
-  warning clearance_groups_only          a clearance names only groups: enforced in no engine
-  warning clearance_group_not_enforced   group rows of a mixed clearance do not reach engines
+  warning clearance_groups_only           a clearance names only groups: enforced in no engine
+  warning clearance_group_not_enforced    group rows of a mixed clearance do not reach engines
   info    classifications_without_clearance  tags that gate nothing
+  warning user_map_unknown_user           a user_map entry names a user not in the snapshot
+  warning profile_catalog_without_objects a profile catalog holds no object of the snapshot (a typo?)
+  warning row_filter_unsatisfiable        a row filter no row satisfies for some users (they see none)
+  info    materialized_view_restriction   users who may not create tables/views/MVs on a profile
   warning definer_view_owner_not_cleared  on Trino the view is refused to everybody
-  info    materialized_view_restriction  users who may not create tables/views/MVs on a profile
-  error   profile_failed                 a profile that could not be compiled, with why
+  warning definer_view_owner_cannot_read  on Trino the owner cannot read the view's bases: refused to all
+  warning definer_view_without_owner      a gated DEFINER view names no owner
+  warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
+  warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
+  warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
+  warning starrocks_roles_per_user        users over StarRocks' roles-per-user limit
+  error   profile_failed                  a profile that could not be compiled, with why
+and, only from `plan --dsn` / `apply` against a live StarRocks server:
+  warning starrocks_drift                 grants made outside tagwarden give a user more than allowed
+  warning starrocks_user_missing          engine users that do not exist on the server yet
+  error   starrocks_foreign_mask          a column carries a masking policy tagwarden does not own
+  warning starrocks_roles_not_activated   activate_all_roles_on_login is off on the server
 
 Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.
 

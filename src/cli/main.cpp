@@ -10,13 +10,14 @@ const char* kHelp = R"(tagwarden: compiles data-governance state into the polici
 
 It reads a snapshot of classifications (tags on tables and columns),
 clearances (a tag that only holders of a role may read), role memberships with
-expiry and base grants, and compiles it per engine profile into Trino
-file-based access control rules.
+expiry and base grants, and compiles it per engine profile: Trino file-based
+access control rules (rules.json), or for StarRocks the statements that make a
+server hold the profile (plan.sql; `plan` / `apply` against a live server).
 
 usage: tagwarden <command> [options]     (tagwarden <command> --help for more)
 
 commands:
-  compile    write each profile's artifact (Trino rules.json) and findings.json
+  compile    write each profile's artifact (Trino rules.json, StarRocks plan.sql) and findings.json
   explain    why one user is or is not cleared, and what each profile refuses them
   findings   print warnings and info about the snapshot and profiles
   serve      run the daemon: reconcile loop, signed webhook, served rules, status and metrics

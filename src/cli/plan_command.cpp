@@ -19,10 +19,15 @@ const char* kUsage =
 const char* kTeaching = R"(Prints the statements that would make a StarRocks server hold what profile P
 allows, and runs none of them (a dry run).
 
-Without --dsn the plan is for an empty server and assumes nothing about it: no
-masking policies, so a gated column makes its uncleared readers lose SELECT on
-the whole table (coarsened, never dropped; a warning names the table and the
-columns). With --dsn tagwarden connects, probes what the server can do (masking
+Without --dsn the plan is for an empty server and probes nothing: masking is
+then the profile's `masking` key (or --masking). With `on` it renders masking
+and row access policies (gated and masked columns, row filters) as for a
+server that has them; with `auto` (the default: nothing to probe) or `off` it
+assumes none, so a gated, masked or filtered read makes its readers lose
+SELECT on the whole table (coarsened, never dropped; a warning names the table
+and the columns).
+
+With --dsn tagwarden connects, probes what the server can do (masking
 policies, whether roles are active at login), reads the roles it owns
 (tw_<hash of P>_*), their grants and members and its masking policies, and
 prints only the difference, in the order apply runs it: prepare, tighten
