@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "../engines/trino/expressions.h"
+#include "definer_views.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
@@ -88,33 +89,20 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
 }
 
 // Trino reads a DEFINER view's bases as its owner, whoever queries it: what the owner cannot
-// read there, nobody reads through the view, the cleared included. Judged on the compiled
-// decisions of the owner on each base, as the definer_view_owner_* findings are
-// (profile_findings.cpp), and listed for a user who could otherwise read the view (SELECT on it).
+// read there, nobody reads through the view, the cleared included. Judged by DefinerViews, as the
+// definer_view_owner_* findings are, and listed for a user who could otherwise read the view.
 void explain_definer_views(const Model& m, const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
-  std::map<std::size_t, const ObjectPolicy*> by_object;
-  for (const auto& op : ps.objects) by_object[op.object] = &op;
+  const DefinerViews definer_views(m, ps);
   for (const auto& op : ps.objects) {
-    const Object& o = m.snapshot->objects[op.object];
-    if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || !o.owner) continue;
+    const std::optional<DefinerViewOwnerReach> reach = definer_views.owner_reach(op);
+    if (!reach) continue;
     const AccessClass* mine = op.class_of(user);
     if (!mine || !mine->access.privileges.has(Privilege::Select)) continue;  // refused anyway
-    const auto owner_it = m.user_index.find(*o.owner);
-    if (owner_it == m.user_index.end()) continue;
-    std::vector<std::string> unreadable, partly;  // bases; "base (columns)"
-    for (const auto& dep : o.depends_on) {
-      const auto oi = m.object_index.find(dep);
-      if (oi == m.object_index.end()) continue;
-      const auto it = by_object.find(oi->second);
-      if (it == by_object.end()) continue;  // outside the profile: Trino does not reach it here
-      const AccessClass* cls = it->second->class_of(owner_it->second);
-      const std::string base = it->second->engine_name.str();
-      if (!cls || !cls->access.privileges.has(Privilege::Select)) {
-        unreadable.push_back(base);
-      } else if (!cls->access.denied_columns.empty()) {
-        partly.push_back(base + " (" + join_words(cls->access.denied_columns) + ")");
-      }
-    }
+    const Object& o = m.snapshot->objects[op.object];
+    std::vector<std::string> unreadable, partly;  // engine names; "base (columns)"
+    for (const ObjectPolicy* base : reach->unreadable) unreadable.push_back(base->engine_name.str());
+    for (const auto& [base, columns] : reach->partly)
+      partly.push_back(base->engine_name.str() + " (" + join_words(columns) + ")");
     if (unreadable.empty() && partly.empty()) continue;
     Refusal r;
     r.kind = "definer_view_owner";

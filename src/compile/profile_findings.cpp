@@ -1,5 +1,7 @@
 #include "profile_findings.h"
 
+#include "definer_views.h"
+
 #include <algorithm>
 
 #include "tagwarden/util/text.h"
@@ -75,8 +77,7 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
   // On Trino a DEFINER view reads its bases as its owner: what the owner may not read of a base,
   // nobody reads through the view. Judged on the compiled decisions, so gates, deny policies and
   // missing grants are all seen.
-  std::map<std::size_t, const ObjectPolicy*> by_object;
-  for (const auto& op : ps.objects) by_object[op.object] = &op;
+  const DefinerViews definer_views(model, ps);
   for (const auto& op : ps.objects) {
     const Object& o = snapshot.objects[op.object];
     if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer) continue;
@@ -91,23 +92,13 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                      {o.name.str()}});
       continue;
     }
-    const std::size_t owner = model.user_index.at(*o.owner);
-    std::vector<std::string> unreadable, partly;  // bases the owner cannot read; "base (columns)"
-    std::vector<std::string> causes;              // why, from the owner's decisions on those bases
-    for (const auto& dep : o.depends_on) {
-      const auto it = by_object.find(model.object_index.at(dep));
-      if (it == by_object.end()) continue;  // outside the profile: Trino does not reach it here
-      const AccessClass* cls = it->second->class_of(owner);
-      if (!cls || !cls->access.privileges.has(Privilege::Select)) {
-        unreadable.push_back(dep);
-        if (!cls) causes.push_back("no grant on " + dep);
-      } else if (!cls->access.denied_columns.empty()) {
-        partly.push_back(dep + " (" + join_words(cls->access.denied_columns) + ")");
-      } else {
-        continue;
-      }
-      if (cls) causes.insert(causes.end(), cls->reasons.begin(), cls->reasons.end());
-    }
+    const DefinerViewOwnerReach reach = *definer_views.owner_reach(op);
+    const std::size_t owner = reach.owner;
+    std::vector<std::string> unreadable, partly;  // platform names; "base (columns)"
+    for (const ObjectPolicy* base : reach.unreadable) unreadable.push_back(base->platform_name.str());
+    for (const auto& [base, columns] : reach.partly)
+      partly.push_back(base->platform_name.str() + " (" + join_words(columns) + ")");
+    const std::vector<std::string>& causes = reach.causes;
     std::vector<std::string> missing;
     for (const auto& t : op.object_gates) {
       if (!model.is_cleared(owner, t)) missing.push_back(t);

@@ -1,0 +1,36 @@
+#pragma once
+// Trino reads a DEFINER view's bases as its owner, whoever queries it: what the owner may not
+// read of a base, nobody reads through the view, the cleared included. Judged once here on the
+// compiled decisions (gates, deny policies, missing grants), for the findings and for explain.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tagwarden/compile/model.h"
+#include "tagwarden/compile/policy_set.h"
+
+namespace tw {
+
+struct DefinerViewOwnerReach {
+  std::size_t owner = 0;                        ///< model user index
+  std::vector<const ObjectPolicy*> unreadable;  ///< bases the owner may not SELECT (or holds no grant on)
+  std::vector<std::pair<const ObjectPolicy*, std::vector<std::string>>> partly;  ///< base, denied columns
+  std::vector<std::string> causes;  ///< the owner's reasons on those bases, "no grant on <base>"
+  bool blocked() const { return !unreadable.empty() || !partly.empty(); }
+};
+
+class DefinerViews {
+ public:
+  DefinerViews(const Model& model, const PolicySet& ps);
+  /// The owner's reach over the bases in the profile, for a listed DEFINER view with a known
+  /// owner; nullopt for any other object (bases outside the profile are not reached here).
+  std::optional<DefinerViewOwnerReach> owner_reach(const ObjectPolicy& view) const;
+
+ private:
+  const Model& m_;
+  std::map<std::size_t, const ObjectPolicy*> by_object_;
+};
+
+}  // namespace tw
