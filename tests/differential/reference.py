@@ -447,12 +447,6 @@ def _typed_value(v, ctype: str):
 
 
 def _policy_scope_reach(ref, p: dict, o: dict):
-    """-> (whole_object: bool, columns: list of engine column names) the scope reaches."""
-    whole, cols, _ = _policy_scope_reach_how(ref, p, o)
-    return whole, cols
-
-
-def _policy_scope_reach_how(ref, p: dict, o: dict):
     """-> (whole_object, columns, only through the bases: not by o's own name, domain, tags or columns)."""
     sc = p["scope"]
     # A view has no column lineage: a policy on a base, one of its columns or its domain reaches
@@ -617,7 +611,7 @@ def _policy_decisions(self, uname, o):
         return self._pcache[key]
     out = []
     for p in self.policies:
-        whole, cols, through_bases = _policy_scope_reach_how(self, p, o)
+        whole, cols, through_bases = _policy_scope_reach(self, p, o)
         if not whole and not cols:
             continue
         if p["type"] == "column_mask" and whole:

@@ -147,20 +147,34 @@ const char* kExpiring = R"({
 
 void set_clock(const std::filesystem::path& file, const std::string& at) { std::ofstream(file) << at << "\n"; }
 
+// A fresh directory with a test clock at 12:05 (the expiring assignment ends at 12:10) and a
+// config whose Trino profile trino_main covers `lake`, keeps its state there and recompiles hourly.
+struct ClockedDir {
+  std::filesystem::path dir, clock;
+  explicit ClockedDir(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))), clock(dir / "clock") {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    set_clock(clock, "2026-11-30T12:05:00Z");
+    ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
+  }
+  tw::Config config() const {
+    tw::Config c;
+    c.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+    c.daemon.state_dir = (dir / "state").string();
+    c.daemon.reconcile_interval_s = 3600;
+    return c;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("after a restart with no valid snapshot, an artifact is withdrawn once a role expiry it saw passes") {
-  const auto dir = std::filesystem::temp_directory_path() / ("tw-expiry-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const auto clock = dir / "clock";
-  set_clock(clock, "2026-11-30T12:05:00Z");
-  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
-  tw::Config config;
-  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  const ClockedDir fixture("tw-expiry");
+  const auto& dir = fixture.dir;
+  const auto& clock = fixture.clock;
+  tw::Config config = fixture.config();
   config.profiles[0].rules_file = (dir / "rules.json").string();
-  config.daemon.state_dir = (dir / "state").string();
-  config.daemon.reconcile_interval_s = 3600;
   const std::string deny_all = tw::trino::deny_all_rules().text;
 
   std::string cleared_sha;
@@ -230,22 +244,16 @@ std::string colliding(const std::string& snapshot) {
 }  // namespace
 
 TEST_CASE("a profile that cannot compile is withdrawn once the role expiry its last good artifact saw passes") {
-  const auto dir = std::filesystem::temp_directory_path() / ("tw-failing-expiry-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const auto clock = dir / "clock";
-  set_clock(clock, "2026-11-30T12:05:00Z");
-  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
-  tw::Config config;
-  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
+  const ClockedDir fixture("tw-failing-expiry");
+  const auto& dir = fixture.dir;
+  const auto& clock = fixture.clock;
+  tw::Config config = fixture.config();
   config.profiles[0].rules_file = (dir / "rules.json").string();
   tw::Profile sr;
   sr.name = "sr_main";
   sr.engine = tw::Engine::StarRocks;
   sr.catalogs = {"lake"};
   config.profiles.push_back(sr);
-  config.daemon.state_dir = (dir / "state").string();
-  config.daemon.reconcile_interval_s = 3600;
   const std::string deny_all = tw::trino::deny_all_rules().text;
 
   auto source = std::make_shared<ScriptedSource>();
@@ -295,16 +303,10 @@ TEST_CASE("a profile that cannot compile is withdrawn once the role expiry its l
 }
 
 TEST_CASE("a reconcile pass that throws still withdraws an artifact past its valid_until") {
-  const auto dir = std::filesystem::temp_directory_path() / ("tw-throwing-expiry-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const auto clock = dir / "clock";
-  set_clock(clock, "2026-11-30T12:05:00Z");
-  ::setenv("TAGWARDEN_TEST_CLOCK_FILE", clock.c_str(), 1);
-  tw::Config config;
-  config.profiles.push_back(twtest::trino_profile({"lake"}, "trino_main"));
-  config.daemon.state_dir = (dir / "state").string();
-  config.daemon.reconcile_interval_s = 3600;
+  const ClockedDir fixture("tw-throwing-expiry");
+  const auto& dir = fixture.dir;
+  const auto& clock = fixture.clock;
+  tw::Config config = fixture.config();
   auto source = std::make_shared<ScriptedSource>();
   source->set(kExpiring);
   tw::Daemon daemon(config, "", source);
