@@ -83,6 +83,8 @@ void Daemon::restore_state() {
                                      "the last good artifact grants a role assignment that has expired "
                                      "since: serving deny-all until the first good compile"}});
         stored.reset();
+        // A StarRocks server holds what the last apply granted, whatever this process serves.
+        if (p.engine == Engine::StarRocks && !p.dsn.empty()) profiles_[p.name].server_withdrawal_pending = true;
       }
     }
     if (stored) {

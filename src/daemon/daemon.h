@@ -101,6 +101,11 @@ class Daemon {
     std::shared_ptr<EngineRenderCache> render_cache;  ///< what the last render computed, by user list
     std::vector<Finding> apply_findings;              ///< StarRocks: drift and translation findings of the last apply
     std::optional<Timestamp> valid_until;             ///< of the served artifact: its compile's next role expiry
+    /// StarRocks with a dsn: the artifact was withdrawn, so the server's owned roles must lose their
+    /// members, until that succeeds or a compile and apply of the profile do.
+    bool server_withdrawal_pending = false;
+    std::string server_withdrawal_error;  ///< why the last attempt failed
+    std::string server_withdrawn_at;      ///< when the memberships were last withdrawn
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
@@ -116,6 +121,13 @@ class Daemon {
   /// built) and the valid_until of every artifact still served, so a profile that keeps failing
   /// is still withdrawn on time. `why` goes into the log. Takes mu_, then publish_mu_.
   void withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
+  /// For every StarRocks profile whose artifact was withdrawn: takes every user out of the roles
+  /// tagwarden owns on its server (the server keeps the last apply otherwise, the expired assignment
+  /// included). Retried after every pass until it succeeds or the profile applies again. Network I/O:
+  /// called without locks held.
+  void withdraw_servers();
+  /// The first half of withdraw_expired: the artifacts, the rules files and the timer. Takes mu_, then publish_mu_.
+  void withdraw_published(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
   /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged.
   static void write_deny_all(const Profile& profile);
   /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null; failures are logged.

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "tagwarden/engines/starrocks/apply.h"
 #include "tagwarden/engines/starrocks/server.h"
+#include "tagwarden/engines/starrocks/withdraw.h"
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/publish/atomic_file.h"
 
@@ -51,6 +52,8 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     st.last_success_at = at;
     st.last_error.clear();
     st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+    // A successful apply converged the server to the new policy: nothing is left to withdraw.
+    if (entry.contains("apply")) st.server_withdrawal_pending = false;
     st.memo = build.compile.memo;
     st.built_with = profile;
     st.artifact_sha256 = artifact_sha256;
@@ -213,6 +216,11 @@ void Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) 
 }
 
 void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
+  withdraw_published(now, upcoming, why);
+  withdraw_servers();
+}
+
+void Daemon::withdraw_published(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
   // mu_ before publish_mu_, as reload_config takes them.
   std::scoped_lock lock(mu_, publish_mu_);
   auto next = std::make_shared<PublishedMap>(*published_.load());
@@ -232,11 +240,11 @@ void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, 
         {"valid_until", format_timestamp(*st.valid_until)},
         {"message", "a role assignment expired and " + why + ": serving deny-all until the first good compile"}};
     if (p.engine == Engine::StarRocks && !p.dsn.empty()) {
-      // The daemon serves no StarRocks artifact to the server: it applies statements. Withdrawing
-      // the artifact does not revoke what the last successful apply granted.
-      fields["live_server"] = "the StarRocks server " + p.dsn +
-                              " keeps what the last successful apply granted, the expired assignment "
-                              "included, until a compile and apply of this profile succeed";
+      // The daemon serves no StarRocks artifact to the server: it applies statements. The server
+      // keeps what the last apply granted, the expired assignment included, unless it is revoked.
+      fields["live_server"] = "every user is taken out of the roles tagwarden owns on the StarRocks server " + p.dsn +
+                              " until a compile and apply of this profile succeed";
+      st.server_withdrawal_pending = true;
     }
     log::error("artifact_withdrawn", fields);
     next->erase(p.name);
@@ -247,6 +255,60 @@ void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, 
     write_deny_all(p);
   }
   if (withdrew) published_.store(std::move(next));
+}
+
+void Daemon::withdraw_servers() {
+  std::vector<Profile> pending;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& p : config_.profiles) {
+      auto it = profiles_.find(p.name);
+      if (it != profiles_.end() && it->second.server_withdrawal_pending && p.engine == Engine::StarRocks &&
+          !p.dsn.empty())
+        pending.push_back(p);
+    }
+  }
+  for (const auto& p : pending) {
+    namespace sr = starrocks;
+    std::string error;
+    std::size_t revoked = 0;
+    const auto dialect = sr::parse_dialect(p.dialect);
+    sr::OpenResult opened = sr::open_server(p.dsn, p.password_file, dialect.value_or(sr::Dialect::StarRocks), p.name);
+    if (!dialect) {
+      error = "unknown dialect " + p.dialect;
+    } else if (!opened.session) {
+      error = opened.error;
+    } else {
+      sr::ApplyOptions options;
+      options.retries = opened.session->settings.retries;
+      options.backoff_ms = opened.session->settings.backoff_ms;
+      const sr::ApplyResult r = sr::withdraw_memberships(*opened.session->connection, *dialect, p.name, options);
+      revoked = r.statements;
+      for (const auto& e : r.errors) error += (error.empty() ? "" : "; ") + e;
+      if (!r.ok && error.empty()) error = "the server still grants owned roles to users";
+    }
+    std::lock_guard lock(mu_);
+    auto& st = profiles_[p.name];
+    if (!st.server_withdrawal_pending) continue;  // a pass applied a new policy meanwhile
+    if (error.empty()) {
+      st.server_withdrawal_pending = false;
+      st.server_withdrawal_error.clear();
+      st.server_withdrawn_at = format_timestamp(clock_.now());
+      counters_["tagwarden_server_withdrawals_total{profile=\"" + p.name + "\"}"]++;
+      log::warn("server_withdrawn", {{"profile", p.name},
+                                     {"server", p.dsn},
+                                     {"revoked", revoked},
+                                     {"message",
+                                      "every user was taken out of the roles tagwarden owns on the server "
+                                      "until a compile and apply of this profile succeed"}});
+    } else {
+      st.server_withdrawal_error = error;
+      counters_["tagwarden_server_withdrawal_failures_total{profile=\"" + p.name + "\"}"]++;
+      log::error(
+          "server_withdrawal_failed",
+          {{"profile", p.name}, {"server", p.dsn}, {"error", error}, {"message", "retried after the next pass"}});
+    }
+  }
 }
 
 }  // namespace tw

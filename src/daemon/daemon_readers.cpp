@@ -54,6 +54,12 @@ nlohmann::json Daemon::status() const {
     j["last_success_at"] = st.last_success_at.empty() ? nlohmann::json() : nlohmann::json(st.last_success_at);
     j["last_error"] = st.last_error.empty() ? nlohmann::json() : nlohmann::json(st.last_error);
     j["last_error_at"] = st.last_error_at.empty() ? nlohmann::json() : nlohmann::json(st.last_error_at);
+    if (st.server_withdrawal_pending || !st.server_withdrawn_at.empty()) {
+      j["server_withdrawal"] = {
+          {"pending", st.server_withdrawal_pending},
+          {"error", st.server_withdrawal_error.empty() ? nlohmann::json() : nlohmann::json(st.server_withdrawal_error)},
+          {"withdrawn_at", st.server_withdrawn_at.empty() ? nlohmann::json() : nlohmann::json(st.server_withdrawn_at)}};
+    }
     if (auto it = map->find(p.name); it != map->end()) {
       j["artifact"] = {{"sha256", it->second->artifact.sha256},    {"version", it->second->version},
                        {"rules", it->second->artifact.rules},      {"bytes", it->second->artifact.bytes.size()},

@@ -187,6 +187,50 @@ curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" "http://127.0.0.1:$DPORT/m
   && pass "daemon: apply statements in /metrics" || fail "daemon: apply statements missing from /metrics"
 kill "$DPID"; wait "$DPID" 2>/dev/null
 
+# An expired role assignment never stays on the server: farid.haddad's data_steward ends at 12:10;
+# the profile then fails to compile (two users mapped to one engine user), so no new plan can
+# replace the one applied. At 12:10 the daemon withdraws: every user leaves the owned roles.
+SQLQ=("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e)
+owned_members() { "${SQLQ[@]}" "SELECT COUNT(*) FROM mysql.roles_mapping WHERE Host = '%' AND Role LIKE 'tw\\_%'"; }
+farid_members() { "${SQLQ[@]}" "SELECT COUNT(*) FROM mysql.roles_mapping WHERE User = 'farid.haddad' AND Role LIKE 'tw\\_%'"; }
+# Whether farid.haddad reads the Confidential finance.invoices through the roles he holds (nested too).
+farid_invoices() { "${SQLQ[@]}" "WITH RECURSIVE r(role) AS (SELECT Role FROM mysql.roles_mapping WHERE User = 'farid.haddad' AND Host = '%'
+  UNION SELECT m.Role FROM mysql.roles_mapping m JOIN r ON m.User = r.role AND m.Host = '')
+  SELECT COUNT(*) FROM mysql.tables_priv t JOIN r ON t.User = r.role AND t.Host = ''
+  WHERE t.Db = 'finance' AND t.Table_name = 'invoices' AND FIND_IN_SET('Select', t.Table_priv)"; }
+sed 's/  - {role: data_steward, user: farid.haddad}/  - {role: data_steward, user: farid.haddad, expires_at: "2026-11-30T12:10:00Z"}/' \
+  "$ROOT/examples/demo/snapshot.yaml" >"$TMP/expiring.yaml"
+sed 's/^users:/users:\n  - {name: collider, engine_user: farid.haddad}/' "$TMP/expiring.yaml" >"$TMP/failing.yaml"
+cp "$TMP/expiring.yaml" "$TMP/live.yaml"
+echo "2026-11-30T12:05:00Z" >"$TMP/clock"
+sed -e "s#source: {file: .*#source: {file: \"$TMP/live.yaml\"}#" -e "s#daemon-state#daemon-state-expiry#" "$TMP/daemon.yaml" >"$TMP/daemon-expiry.yaml"
+TAGWARDEN_TEST_CLOCK_FILE="$TMP/clock" "$CLI" serve --config "$TMP/daemon-expiry.yaml" >"$TMP/daemon-expiry.log" 2>&1 &
+DPID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$DPORT/readyz" >/dev/null && break; sleep 0.1; done
+before=$(farid_members)
+reads=$(farid_invoices)
+cp "$TMP/failing.yaml" "$TMP/live.yaml"
+failed=$(curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" -X POST "http://127.0.0.1:$DPORT/v1/recompile" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["profiles"][0]["status"])')
+kept=$(farid_members)
+[[ "$before" -gt 0 && "$reads" -gt 0 && "$failed" == failed && "$kept" == "$before" && "$(farid_invoices)" -gt 0 ]] \
+  && pass "daemon: a failing compile keeps the applied roles until the expiry (farid.haddad reads finance.invoices)" \
+  || { fail "daemon: before expiry (farid's roles $before, then $kept; reads $reads; pass $failed)"; tail -5 "$TMP/daemon-expiry.log"; }
+echo "2026-11-30T12:10:00Z" >"$TMP/clock"
+for _ in $(seq 1 100); do [[ "$(owned_members)" == 0 ]] && break; sleep 0.1; done
+status=$(curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" "http://127.0.0.1:$DPORT/v1/status" \
+  | python3 -c 'import json,sys; w=json.load(sys.stdin)["profiles"][0].get("server_withdrawal") or {}; print(w.get("pending"), w.get("withdrawn_at"))')
+[[ "$(owned_members)" == 0 && "$status" == "False 2026-11-30T12:10:00Z" ]] && grep -q '"server_withdrawn"' "$TMP/daemon-expiry.log" \
+  && pass "daemon: at the expiry every user leaves the owned roles on the server (status: $status)" \
+  || { fail "daemon: withdrawal at expiry ($(owned_members) memberships left; status $status)"; tail -5 "$TMP/daemon-expiry.log"; }
+cp "$TMP/expiring.yaml" "$TMP/live.yaml"
+fixed=$(curl -s -H "Authorization: Bearer $TW_SR_ADMIN_TOKEN" -X POST "http://127.0.0.1:$DPORT/v1/recompile" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["profiles"][0]["status"])')
+[[ "$fixed" == ok && "$(owned_members)" -gt 0 && "$(farid_members)" -gt 0 && "$(farid_invoices)" == 0 ]] \
+  && pass "daemon: the next good compile applies again, without the expired clearance (farid.haddad no longer reads finance.invoices)" \
+  || { fail "daemon: after the fix (pass $fixed, $(owned_members) memberships, farid $(farid_members), reads invoices $(farid_invoices))"; tail -5 "$TMP/daemon-expiry.log"; }
+kill "$DPID"; wait "$DPID" 2>/dev/null
+
 if [[ -n "${TAGWARDEN_STARROCKS_DSN:-}" ]]; then
   "$UNIT" "[starrocks-live]" && pass "starrocks-live" || fail "starrocks-live"
 else

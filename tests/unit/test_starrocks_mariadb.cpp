@@ -21,6 +21,7 @@
 #include "tagwarden/engines/starrocks/live_state.h"
 #include "tagwarden/engines/starrocks/server.h"
 #include "tagwarden/engines/starrocks/sql.h"
+#include "tagwarden/engines/starrocks/withdraw.h"
 
 using namespace srtest;
 namespace sr = tw::starrocks;
@@ -470,5 +471,53 @@ TEST_CASE("mariadb: hostile names round-trip through the server", "[.][starrocks
   REQUIRE(rows.size() == 1);
   CHECK(cell(rows[0], 0) == "under\\_score");
   CHECK(sr::apply_plan(plan, *c, quick()).statements == 0);
+  reset(*c);
+}
+
+TEST_CASE("mariadb: withdrawing memberships takes every user out of the owned roles and widens nothing",
+          "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  const sr::Plan plan = mysql_plan(demo_text());
+  REQUIRE(sr::apply_plan(plan, *c, quick()).ok);
+  REQUIRE_FALSE(server_held(*c, plan.objects).empty());
+  const sr::OwnedState applied = sr::read_live_state(*c, plan).state.owned;
+  // A grant tagwarden does not own, and a role another profile owns: neither is touched.
+  c->execute("GRANT SELECT ON finance.audit_log TO 'member-sso'@'%'");
+  c->execute("CREATE ROLE test_other_profile");
+  c->execute("GRANT SELECT ON sales.orders TO test_other_profile");
+  c->execute("GRANT test_other_profile TO 'grace.lee'@'%'");
+
+  const sr::ApplyResult w = sr::withdraw_memberships(*c, sr::Dialect::MySQL, plan.profile, quick());
+  INFO((w.errors.empty() ? "" : w.errors[0]));
+  REQUIRE(w.ok);
+  CHECK(w.statements > 0);
+  for (const auto& sql : w.executed) {
+    INFO(sql);
+    CHECK(sql.rfind("REVOKE `" + plan.prefix, 0) == 0);
+    CHECK(sql.find("'@'%'") != std::string::npos);  // from a user, never from a role
+  }
+  const Held held = server_held(*c, plan.objects);
+  CHECK(held == Held{{"member-sso", {{{"finance", "audit_log"}, {"SELECT"}}}},
+                     {"grace.lee", {{{"sales", "orders"}, {"SELECT"}}}}});
+  // The owned roles keep their grants and the roles they inherit; only members are gone.
+  const sr::OwnedState after = sr::read_live_state(*c, plan).state.owned;
+  REQUIRE(after.roles.size() == applied.roles.size());
+  for (const auto& [name, role] : applied.roles) {
+    INFO(name);
+    REQUIRE(after.roles.count(name));
+    CHECK(after.roles.at(name).grants == role.grants);
+    CHECK(after.roles.at(name).roles == role.roles);
+    CHECK(after.roles.at(name).members.empty());
+  }
+  CHECK(sr::withdraw_memberships(*c, sr::Dialect::MySQL, plan.profile, quick()).statements == 0);
+
+  // The next apply grants again what the policy allows.
+  REQUIRE(sr::apply_plan(plan, *c, quick()).ok);
+  Held expected = intended(plan);
+  expected["member-sso"][{"finance", "audit_log"}].insert("SELECT");
+  expected["grace.lee"][{"sales", "orders"}].insert("SELECT");
+  CHECK(server_held(*c, plan.objects) == expected);
   reset(*c);
 }
