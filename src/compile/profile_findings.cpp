@@ -112,12 +112,24 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                                 join_words(partly)
                           : "";
     if (!missing.empty()) {
+      // Trino checks the owner on the bases only: a gate the owner fails that is only on the view
+      // itself refuses the owner the view, not the cleared readers.
+      const auto& bases = model.object_bases[op.object];
+      const bool only_own_tags =
+          effect.empty() && std::all_of(missing.begin(), missing.end(), [&](const std::string& t) {
+            return std::none_of(bases.begin(), bases.end(),
+                                [&](std::size_t b) { return model.object_tags[b].count(t) > 0; });
+          });
+      const std::string consequence =
+          !effect.empty() ? effect
+          : only_own_tags ? "the tag is on the view itself and Trino reads the view's bases as its owner, who may "
+                            "read them, so cleared readers are served; the owner is refused the view"
+                          : "on Trino the view is refused to everybody, the cleared included";
       // MODEL §2 names this one: the owner is not cleared for the view's tags.
       out.push_back({Severity::Warning,
                      "definer_view_owner_not_cleared",
                      "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ", who is not cleared for " +
-                         join_words(missing) + ": " +
-                         (effect.empty() ? "on Trino the view is refused to everybody, the cleared included" : effect) +
+                         join_words(missing) + ": " + consequence +
                          "; give the owner the role directly or make the view SECURITY INVOKER",
                      profile.name,
                      {o.name.str(), *o.owner}});

@@ -773,3 +773,40 @@ grants:
   }
   CHECK(flagged == std::vector<std::string>{"nosuch"});
 }
+
+TEST_CASE("a DEFINER view whose owner fails only the view's own tag is not reported as refused to everybody",
+          "[compiler]") {
+  // Trino checks a DEFINER view's owner on the bases, the reader on the view: the owner, uncleared
+  // for a tag only the view carries, reads the base, so the cleared reader is served.
+  const std::string snapshot = R"({
+    "version": 1, "generated_at": "2026-11-30T12:00:00Z",
+    "users": [{"name": "owner"}, {"name": "reader"}],
+    "roles": ["steward", "analyst"],
+    "role_assignments": [{"role": "steward", "user": "reader"}, {"role": "analyst", "user": "reader"},
+                         {"role": "analyst", "user": "owner"}],
+    "classifications": [{"name": "Secret", "clearance": [{"type": "role", "name": "steward"}]}],
+    "objects": [
+      {"name": "lake.s.base", "kind": "table", "owner": "owner", "columns": [{"name": "id", "type": "bigint"}]%BASE_TAGS%},
+      {"name": "lake.s.v", "kind": "view", "owner": "owner", "view_security": "definer", "depends_on": ["lake.s.base"],
+       "tags": ["Secret"], "columns": [{"name": "id", "type": "bigint"}]}],
+    "grants": [{"principal": {"role": "analyst"}, "object": "lake.s.*", "privileges": ["SELECT"]}],
+    "policies": []
+  })";
+  auto finding_for = [&](const std::string& base_tags) {
+    std::string text = snapshot;
+    text.replace(text.find("%BASE_TAGS%"), 11, base_tags);
+    const auto m = twtest::model_of(text);
+    tw::ProfileCompile pc = tw::compile_profile(*m, twtest::trino_profile({"lake"}));
+    REQUIRE(pc.policy_set);
+    REQUIRE(count_findings(pc.findings, "definer_view_owner_not_cleared") == 1);
+    return find_finding(pc.findings, "definer_view_owner_not_cleared")->message;
+  };
+  const std::string own = finding_for("");
+  CHECK_THAT(own, Catch::StartsWith("DEFINER view lake.s.v is owned by owner, who is not cleared for Secret"));
+  CHECK_THAT(own, Catch::Contains("cleared readers are served; the owner is refused the view"));
+  CHECK_THAT(own, !Catch::Contains("refused to everybody"));
+  // The same tag on the base: the owner cannot read it, so nobody reads the view.
+  const std::string inherited = finding_for(R"(, "tags": ["Secret"])");
+  CHECK_THAT(inherited, Catch::Contains("refused to everybody, the cleared included, because its owner cannot read "
+                                        "lake.s.base"));
+}
