@@ -1559,15 +1559,17 @@ def non_utf8_snapshot_status_200_validate_422(c: Ctx):
 
 # ---------------------------------------------------------------------------------------------
 
-def main(argv: list[str]) -> int:
+def run_tests(tests: list, label: str, argv: list[str], total_line: bool = True) -> int:
+    """Runs the tests whose names contain an argument (all without one; -v: tracebacks always),
+    each in its own Ctx, printing PASS/FAIL lines and "<label>: N passed, M failed"."""
     global VERBOSE
     args = [a for a in argv if a != "-v"]
     VERBOSE = len(args) != len(argv)
     if not BIN.exists():
         print(f"FAIL tagwarden binary not found: {BIN} (build it, or set TAGWARDEN_BIN)")
-        print("daemon: 0 passed, 1 failed")
+        print(f"{label}: 0 passed, 1 failed")
         return 1
-    selected = [t for t in TESTS if not args or any(a in t.__name__ for a in args)]
+    selected = [t for t in tests if not args or any(a in t.__name__ for a in args)]
     passed = failed = 0
     t_all = time.monotonic()
     for fn in selected:
@@ -1590,10 +1592,14 @@ def main(argv: list[str]) -> int:
                 print(f"INFO   {fn.__name__}: {n}")
             c.close()
         sys.stdout.flush()
-    print(f"INFO total {time.monotonic() - t_all:.1f}s, binary {BIN}")
-    print(f"daemon: {passed} passed, {failed} failed")
+    if total_line:
+        print(f"INFO total {time.monotonic() - t_all:.1f}s, binary {BIN}")
+    print(f"{label}: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
+
+def main(argv: list[str]) -> int:
+    return run_tests(TESTS, "daemon", argv)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

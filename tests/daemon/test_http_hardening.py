@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -23,7 +22,6 @@ import test_daemon as T  # noqa: E402
 from test_daemon import Ctx, check, eq  # noqa: E402
 
 TESTS = []
-VERBOSE = False
 
 
 def test(fn):
@@ -379,38 +377,7 @@ def validate_does_not_stall_rules(c: Ctx):
 # ---------------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
-    global VERBOSE
-    args = [a for a in argv if a != "-v"]
-    VERBOSE = len(args) != len(argv)
-    if not T.BIN.exists():
-        print(f"FAIL tagwarden binary not found: {T.BIN} (build it, or set TAGWARDEN_BIN)")
-        print("http_hardening: 0 passed, 1 failed")
-        return 1
-    selected = [t for t in TESTS if not args or any(a in t.__name__ for a in args)]
-    passed = failed = 0
-    for fn in selected:
-        c = Ctx(fn.__name__)
-        t0 = time.monotonic()
-        try:
-            fn(c)
-            passed += 1
-            print(f"PASS {fn.__name__} ({time.monotonic() - t0:.2f}s)")
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            print(f"FAIL {fn.__name__} ({time.monotonic() - t0:.2f}s): {e}")
-            if VERBOSE or not isinstance(e, AssertionError):
-                traceback.print_exc()
-            for d in c.daemons:
-                print(f"  --- log of the daemon in {d.tmp} (last lines) ---")
-                print("  " + d.log_tail(12).replace("\n", "\n  "))
-        finally:
-            for n in c.notes:
-                print(f"INFO   {fn.__name__}: {n}")
-            c.close()
-        sys.stdout.flush()
-    print(f"http_hardening: {passed} passed, {failed} failed")
-    return 1 if failed else 0
-
+    return T.run_tests(TESTS, "http_hardening", argv, total_line=False)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
