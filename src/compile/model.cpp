@@ -25,6 +25,9 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   m->snapshot = snapshot;
   m->now = now.value_or(snapshot->generated_at);
   const Snapshot& s = *snapshot;
+  m->user_index.reserve(s.users.size());
+  m->tag_index.reserve(s.classifications.size());
+  m->object_index.reserve(s.objects.size());
   for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
   for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
   for (std::size_t i = 0; i < s.objects.size(); ++i) m->object_index[s.objects[i].name.str()] = i;
@@ -54,11 +57,13 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
       if (row.type == ClearanceRow::Type::Role) m->engine_gated[t] = true;
     }
   }
+  // From each role row to its direct, unexpired holders: users x tags lookups cost 45 ms at M.
   m->cleared.assign(s.users.size(), std::vector<bool>(s.classifications.size(), false));
-  for (std::size_t u = 0; u < s.users.size(); ++u) {
-    for (std::size_t t = 0; t < s.classifications.size(); ++t) {
-      for (const auto& row : s.classifications[t].clearance) {
-        if (row.type == ClearanceRow::Type::Role && m->direct_roles[u].count(row.name)) m->cleared[u][t] = true;
+  for (std::size_t t = 0; t < s.classifications.size(); ++t) {
+    for (const auto& row : s.classifications[t].clearance) {
+      if (row.type != ClearanceRow::Type::Role) continue;
+      if (auto it = m->role_holders.find(row.name); it != m->role_holders.end()) {
+        for (std::size_t u : it->second) m->cleared[u][t] = true;
       }
     }
   }

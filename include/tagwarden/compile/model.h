@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tagwarden/model/snapshot.h"
@@ -17,12 +18,13 @@ struct Model {
   std::shared_ptr<const Snapshot> snapshot;
   Timestamp now;
 
-  std::map<std::string, std::size_t> user_index;                 ///< platform name -> users[i]
-  std::map<std::string, std::size_t> tag_index;                  ///< classification name -> classifications[i]
-  std::map<std::string, std::size_t> object_index;               ///< platform c.s.t -> objects[i]
-  std::vector<std::set<std::string>> direct_roles;               ///< per user: held directly, unexpired at now
-  std::vector<std::set<std::string>> any_roles;                  ///< per user: directly or through a group, unexpired
-  std::map<std::string, std::vector<std::size_t>> role_holders;  ///< role -> users holding it directly, unexpired
+  std::unordered_map<std::string, std::size_t> user_index;    ///< platform name -> users[i]
+  std::unordered_map<std::string, std::size_t> tag_index;     ///< classification name -> classifications[i]
+  std::unordered_map<std::string, std::size_t> object_index;  ///< platform c.s.t -> objects[i]
+  std::vector<std::set<std::string>> direct_roles;            ///< per user: held directly, unexpired at now
+  std::vector<std::set<std::string>> any_roles;               ///< per user: directly or through a group, unexpired
+  std::unordered_map<std::string, std::vector<std::size_t>>
+      role_holders;                                ///< role -> users holding it directly, unexpired
   std::vector<std::set<std::string>> object_tags;  ///< per object: own tags + inherited through depends_on
   /// Per object: every object it reads through depends_on, transitively (indices, sorted). A view
   /// has no column lineage, so what restricts a base (its tags, a policy scoped to it, a column
