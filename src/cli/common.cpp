@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <chrono>
 #include <iostream>
 
 #include "tagwarden/model/load.h"
@@ -16,7 +17,9 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
     std::cerr << "error: " << config_path << ": " << e.str() << "\n";
     ++errors;
   }
+  const auto t0 = std::chrono::steady_clock::now();
   SnapshotLoad snapshot = load_snapshot_file(snapshot_path);
+  const double snapshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& e : snapshot.errors) {
     std::cerr << "error: " << snapshot_path << ": " << e.str() << "\n";
     ++errors;
@@ -43,7 +46,10 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
     return std::nullopt;
   }
   auto snap = std::make_shared<const Snapshot>(std::move(*snapshot.snapshot));
-  return Inputs{std::move(*config.config), build_model(snap, at)};
+  const auto t1 = std::chrono::steady_clock::now();
+  auto model = build_model(snap, at);
+  const double model_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+  return Inputs{std::move(*config.config), std::move(model), snapshot_ms, model_ms};
 }
 
 std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs) {
@@ -51,7 +57,8 @@ std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs)
   std::vector<std::optional<CompiledProfile>> slots(profiles.size());
   run_parallel(profiles.size(), jobs == 0 ? default_workers(profiles.size()) : jobs, [&](std::size_t i) {
     ProfileBuild b = build_profile(*inputs.model, profiles[i]);
-    slots[i].emplace(CompiledProfile{profiles[i], std::move(b.compile), std::move(b.artifact)});
+    slots[i].emplace(
+        CompiledProfile{profiles[i], std::move(b.compile), std::move(b.artifact), b.compile_ms, b.render_ms});
   });
   std::vector<CompiledProfile> out;
   for (auto& slot : slots) out.push_back(std::move(*slot));

@@ -21,6 +21,8 @@ inline constexpr int kExitOutputFailed = 3;
 struct Inputs {
   Config config;
   std::shared_ptr<const Model> model;
+  double snapshot_ms = 0;  ///< reading, parsing and validating the snapshot (wall clock)
+  double model_ms = 0;     ///< building the model from it
 };
 
 /// Prints every error (to stderr) and returns nullopt on invalid input.
@@ -31,6 +33,8 @@ struct CompiledProfile {
   Profile profile;
   ProfileCompile result;
   std::optional<Artifact> artifact;  ///< set when the profile compiled and rendered
+  double compile_ms = 0;             ///< deciding, wall clock
+  double render_ms = 0;              ///< rendering the artifact
 };
 
 /// Builds every profile, `jobs` at a time (0: as many as the machine has cores); the

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -12,7 +13,7 @@ namespace {
 
 const char* kUsage =
     "usage: tagwarden compile --snapshot S --config C --out DIR [--profile P] [--now T] [--emit-policyset] "
-    "[--output text|json] [--jobs N]";
+    "[--output text|json] [--jobs N] [--timings]";
 
 const char* kTeaching = R"(Compiles the governance snapshot S for every engine profile in C (or only P) and
 writes, for each Trino profile, DIR/<profile>/rules.json: a Trino file-based
@@ -30,6 +31,12 @@ offending entry, e.g.
   objects[3].columns[1].tags[0]: unknown classification "PIII"
 
 Role expiry is judged at the snapshot's generated_at, or at --now when given.
+
+--timings adds where the time went (wall clock, milliseconds): reading and
+validating the snapshot, building the model, and per profile deciding,
+rendering and writing; a "timings" object in --output json, a last line in
+text. They are never written to findings.json, whose bytes depend only on the
+inputs.
 
 Exit codes: 0 every profile compiled; 1 at least one profile failed (the others
 were written); 2 invalid snapshot, config or arguments (nothing written);
@@ -52,7 +59,8 @@ int run_compile(const std::vector<std::string>& args) {
       "emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")(
       "output", po::value<std::string>()->default_value("text"), "summary format: text or json")(
       "jobs", po::value<std::size_t>()->default_value(0),
-      "profiles built at once (0: one per core); more is faster and needs more memory");
+      "profiles built at once (0: one per core); more is faster and needs more memory")(
+      "timings", po::bool_switch(), "report where the time went (stdout only, never findings.json)");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
   const std::string format = vm["output"].as<std::string>();
@@ -60,12 +68,21 @@ int run_compile(const std::vector<std::string>& args) {
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
+  const auto started = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
   auto inputs = load_inputs(vm);
   if (!inputs) return kExitInvalidInput;
+  const bool timed = vm["timings"].as<bool>();
+  nlohmann::json timings = {{"snapshot_ms", inputs->snapshot_ms}, {"model_ms", inputs->model_ms}};
 
   const std::string out_dir = vm["out"].as<std::string>();
   const bool emit_policyset = vm["emit-policyset"].as<bool>();
+  const auto build_started = std::chrono::steady_clock::now();
   auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>());
+  timings["build_ms"] = since(build_started);
+  timings["profiles"] = nlohmann::json::object();
 
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : snapshot_findings(*inputs->model)) findings.push_back(to_json(f));
@@ -76,6 +93,8 @@ int run_compile(const std::vector<std::string>& args) {
       // The same findings `tagwarden findings` prints, a failed profile's profile_failed errors too.
       for (const auto& f : outcome_findings(cp)) findings.push_back(to_json(f));
       nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
+      nlohmann::json& profile_timings = timings["profiles"][cp.profile.name];
+      profile_timings = {{"compile_ms", cp.compile_ms}, {"render_ms", cp.render_ms}};
       if (!cp.result.policy_set) {
         summary["status"] = "failed";
         summary["errors"] = cp.result.errors;
@@ -87,8 +106,10 @@ int run_compile(const std::vector<std::string>& args) {
       const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
       if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
       const Artifact& a = *cp.artifact;
+      const auto write_started = std::chrono::steady_clock::now();
       write_file_atomically(dir + "/" + a.filename, a.bytes);
       if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, a.bytes);
+      profile_timings["write_ms"] = since(write_started);
       summary["artifact"] = dir + "/" + a.filename;
       summary["rules"] = a.rules;
       summary["bytes"] = a.bytes.size();
@@ -101,7 +122,9 @@ int run_compile(const std::vector<std::string>& args) {
     nlohmann::json doc = {
         {"generated_at", format_timestamp(inputs->model->now)}, {"profiles", profiles}, {"findings", findings}};
     write_file_atomically((std::filesystem::path(out_dir) / "findings.json").string(), doc.dump(1) + "\n");
+    timings["total_ms"] = since(started);
     if (format == "json") {
+      if (timed) doc["timings"] = timings;
       std::cout << doc.dump(1) << "\n";
       return rc;
     }
@@ -134,6 +157,17 @@ int run_compile(const std::vector<std::string>& args) {
             << "\n";
   for (const auto& f : findings) {
     std::cout << "  [" << f["severity"].get<std::string>() << "] " << f["message"].get<std::string>() << "\n";
+  }
+  if (timed) {
+    auto ms = [](const nlohmann::json& v) { return std::to_string(static_cast<long long>(v.get<double>() + 0.5)); };
+    std::cout << "timings (ms): snapshot " << ms(timings["snapshot_ms"]) << ", model " << ms(timings["model_ms"])
+              << ", profiles " << ms(timings["build_ms"]);
+    for (const auto& [name, t] : timings["profiles"].items()) {
+      std::cout << " (" << name << ": decide " << ms(t["compile_ms"]) << ", render " << ms(t["render_ms"]);
+      if (t.contains("write_ms")) std::cout << ", write " << ms(t["write_ms"]);
+      std::cout << ")";
+    }
+    std::cout << ", total " << ms(timings["total_ms"]) << "\n";
   }
   return rc;
 }

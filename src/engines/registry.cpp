@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include <chrono>
 #include <variant>
 
 #include "tagwarden/engines/starrocks/artifact.h"
@@ -89,7 +90,10 @@ bool same_decisions(const PreviousBuild& previous, const Profile& profile, const
 }  // namespace
 
 ProfileBuild build_profile(const Model& model, const Profile& profile, const PreviousBuild& previous) {
+  const auto t0 = std::chrono::steady_clock::now();
   ProfileBuild b{compile_profile(model, profile, previous.memo), std::nullopt};
+  const auto t1 = std::chrono::steady_clock::now();
+  b.compile_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   if (b.compile.policy_set && same_decisions(previous, profile, b.compile)) {
     b.artifact = *previous.artifact;
     b.reused_artifact = true;
@@ -104,6 +108,7 @@ ProfileBuild build_profile(const Model& model, const Profile& profile, const Pre
       b.compile.errors.push_back(r.error);
       b.compile.policy_set.reset();
     }
+    b.render_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   }
   return b;
 }

@@ -1557,6 +1557,33 @@ def non_utf8_snapshot_status_200_validate_422(c: Ctx):
     check(d.proc.poll() is None, "daemon died")
 
 
+@test
+def compile_timings_stay_out_of_findings(c: Ctx):
+    # `compile --timings` reports where the time went on stdout; findings.json keeps only bytes
+    # that depend on the inputs (the same with and without it).
+    base = [str(BIN), "compile", "--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+            "--config", str(ROOT / "examples" / "demo" / "profiles.yaml")]
+    plain = subprocess.run(base + ["--out", str(c.tmp / "plain")], capture_output=True, text=True)
+    eq(plain.returncode, 0, "compile without --timings")
+    check("timings (ms)" not in plain.stdout, f"no timings unless asked: {plain.stdout[-300:]}")
+    text = subprocess.run(base + ["--out", str(c.tmp / "text"), "--timings"], capture_output=True, text=True)
+    eq(text.returncode, 0, "compile --timings")
+    last = text.stdout.strip().splitlines()[-1]
+    check(last.startswith("timings (ms): snapshot ") and "trino_main: decide " in last and "total " in last,
+          f"text timings line: {last}")
+    js = subprocess.run(base + ["--out", str(c.tmp / "json"), "--timings", "--output", "json"],
+                        capture_output=True, text=True)
+    eq(js.returncode, 0, "compile --timings --output json")
+    t = json.loads(js.stdout)["timings"]
+    eq(sorted(t), ["build_ms", "model_ms", "profiles", "snapshot_ms", "total_ms"], "timings keys")
+    eq(sorted(t["profiles"]["trino_main"]), ["compile_ms", "render_ms", "write_ms"], "per-profile timings keys")
+    check(all(v >= 0 for v in (t["snapshot_ms"], t["model_ms"], t["build_ms"])) and t["total_ms"] >= t["build_ms"],
+          f"timings are durations: {t}")
+    for out in ("text", "json"):
+        eq((c.tmp / out / "findings.json").read_bytes(), (c.tmp / "plain" / "findings.json").read_bytes()
+           .replace(str(c.tmp / "plain").encode(), str(c.tmp / out).encode()), f"findings.json with --timings ({out})")
+
+
 # ---------------------------------------------------------------------------------------------
 
 def run_tests(tests: list, label: str, argv: list[str], total_line: bool = True) -> int:

@@ -53,6 +53,8 @@ struct ProfileBuild {
   ProfileCompile compile;
   std::optional<Artifact> artifact;
   bool reused_artifact = false;  ///< the decisions were those of the previous build, so was its artifact
+  double compile_ms = 0;         ///< deciding (compile_profile), wall clock: reported, never part of an output
+  double render_ms = 0;          ///< rendering the artifact (0 when it was reused)
 };
 ProfileBuild build_profile(const Model& model, const Profile& profile, const CompileMemo* previous = nullptr);
 
