@@ -455,10 +455,11 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
         scope_text = "object " + p.scope.name;
         break;
       case PolicyScope::Kind::Column: {
-        const auto dot = p.scope.name.rfind('.');
-        const std::string_view table = std::string_view(p.scope.name).substr(0, dot);
+        // Validated: the scope names a column of an object (split after the third dot).
+        const auto split = split_column_scope(p.scope.name).value();
+        const std::string_view table = split.first;
+        const std::string_view col = split.second;
         if (table == o.name.str()) {
-          const std::string col = p.scope.name.substr(dot + 1);
           for (std::size_t i = 0; i < o.columns.size(); ++i) {
             if (o.columns[i].name == col) d.columns.push_back(op.columns[i]);
           }

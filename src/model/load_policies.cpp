@@ -33,6 +33,15 @@ const char* to_string(MaskKind m) {
   return "?";
 }
 
+std::optional<std::pair<std::string_view, std::string_view>> split_column_scope(std::string_view scope) {
+  std::size_t dot = std::string_view::npos;
+  for (int part = 0; part < 3; ++part) {
+    dot = scope.find('.', dot == std::string_view::npos ? 0 : dot + 1);
+    if (dot == std::string_view::npos) return std::nullopt;
+  }
+  return std::make_pair(scope.substr(0, dot), scope.substr(dot + 1));
+}
+
 namespace {
 
 PrincipalSet read_principals(EntryReader& e, const std::string& key, const PolicyReferences& refs) {
@@ -129,11 +138,11 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         if (!find_object(refs, *o)) sc.error(sc.path("object"), "unknown object " + quote(*o));
       } else if (auto c = sc.string("column", false)) {
         p.scope = {PolicyScope::Kind::Column, *c, 0};
-        const auto dot = c->rfind('.');
-        const Object* obj = dot == std::string::npos ? nullptr : find_object(refs, c->substr(0, dot));
+        const auto split = split_column_scope(*c);
+        const Object* obj = split ? find_object(refs, std::string(split->first)) : nullptr;
         bool found = false;
         if (obj) {
-          for (const auto& col : obj->columns) found = found || col.name == c->substr(dot + 1);
+          for (const auto& col : obj->columns) found = found || col.name == split->second;
         }
         if (!found) sc.error(sc.path("column"), "unknown column " + quote(*c) + " (catalog.schema.object.column)");
         if (p.type == PolicyType::RowFilter)

@@ -659,7 +659,8 @@ def check_model(snapshot, config):
             assert sc["object"] in objs
         if "column" in sc:
             assert p["type"] != "row_filter"
-            on, _, cn = sc["column"].rpartition(".")
+            parts = sc["column"].split(".", 3)
+            on, cn = ".".join(parts[:3]), parts[3]
             assert cn in [c["name"] for c in objs[on]["columns"]]
         if "tag" in sc:
             assert sc["tag"] in tags

@@ -463,7 +463,9 @@ def _policy_scope_reach(ref, p: dict, o: dict):
         inherited = any(b["name"] == sc["object"] for b in bases)
         return inherited, [], inherited
     if "column" in sc:
-        oname, _, col = sc["column"].rpartition(".")
+        # split after the third dot: object parts hold no dot, a column name may ("c.1")
+        parts = sc["column"].split(".", 3)
+        oname, col = ".".join(parts[:3]), parts[3]
         if oname != o["name"]:
             inherited = any(b["name"] == oname for b in bases)
             return inherited, [], inherited

@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +26,11 @@ struct PolicyScope {
   int level = 0;     ///< LevelAtLeast only
   bool operator==(const PolicyScope&) const = default;
 };
+
+/// A column scope `catalog.schema.object.column` as (object, column), split after its third dot:
+/// an object name has exactly three parts and none holds a dot, while a column name may
+/// (`c.s.t.c.1` is column `c.1` of `c.s.t`). nullopt when the scope has fewer than three dots.
+std::optional<std::pair<std::string_view, std::string_view>> split_column_scope(std::string_view scope);
 
 struct PrincipalSet {
   std::vector<std::string> roles;

@@ -507,6 +507,48 @@ std::vector<std::string> parse_policy_names(const std::vector<Row>& rows, std::s
   return out;
 }
 
+namespace {
+
+// The DDL with the insides of string literals ('…', "…", backslash escapes) and SQL comments
+// (/* … */, -- …) blanked to spaces, backticked identifiers kept: a column or table COMMENT, a
+// default value or a view's query may hold any text, "WITH MASKING POLICY `db`.`tw_…_m…`" or a
+// line break followed by a forged column line included, and read as an attachment it would stop
+// the applier attaching the policy the column needs.
+std::string blank_strings_and_comments(std::string_view text) {
+  std::string out(text);
+  for (std::size_t i = 0; i < out.size();) {
+    const char c = out[i];
+    if (c == '`') {  // an identifier: `` inside is a backtick
+      for (++i; i < out.size(); ++i) {
+        if (out[i] != '`') continue;
+        if (i + 1 < out.size() && out[i + 1] == '`') {
+          ++i;
+        } else {
+          break;
+        }
+      }
+      ++i;
+    } else if (c == '\'' || c == '"') {
+      for (++i; i < out.size() && out[i] != c; ++i) {
+        if (out[i] == '\\' && i + 1 < out.size()) out[i++] = ' ';
+        out[i] = ' ';
+      }
+      ++i;
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
+      const std::size_t end = out.find("*/", i + 2);
+      const std::size_t stop = end == std::string::npos ? out.size() : end + 2;
+      for (; i < stop; ++i) out[i] = ' ';
+    } else if (c == '-' && i + 1 < out.size() && out[i + 1] == '-') {
+      for (; i < out.size() && out[i] != '\n'; ++i) out[i] = ' ';
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 PolicyAttachments parse_policy_attachments(std::string_view text) {
   // A policy name: `quoted` (backticks doubled) or bare parts joined by dots; the last part is the name.
   static const std::string kName = R"((?:`(?:[^`]|``)+`|[A-Za-z0-9_]+)(?:\.(?:`(?:[^`]|``)+`|[A-Za-z0-9_]+))*)";
@@ -515,7 +557,7 @@ PolicyAttachments parse_policy_attachments(std::string_view text) {
   static const std::regex row_policy(R"(\bROW\s+ACCESS\s+POLICY\s+()" + kName + ")", std::regex::icase);
   PolicyAttachments out;
   std::size_t start = 0;
-  const std::string all(text);
+  const std::string all = blank_strings_and_comments(text);
   while (start < all.size()) {
     auto end = all.find('\n', start);
     const std::string line = all.substr(start, end == std::string::npos ? std::string::npos : end - start);
