@@ -106,6 +106,17 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
         auto it = p.catalog_map.find(c);
         const std::string raw = it == p.catalog_map.end() ? c : it->second;
         const std::string target = p.engine == Engine::Trino ? lowercase_identifier(raw) : raw;
+        if (it != p.catalog_map.end() && (raw.find('.') != std::string::npos || raw == "*" || raw.empty())) {
+          e.error(key_path(e.path("catalog_map"), c), "engine catalog \"" + raw + "\" is not a catalog name");
+        }
+        // The rules open `system` read-only and every profile catalog in full: a profile catalog
+        // named system would give its users all of Trino's system catalog (its procedures too).
+        if (p.engine == Engine::Trino && target == "system") {
+          e.error(it == p.catalog_map.end() ? e.path("catalogs") : key_path(e.path("catalog_map"), c),
+                  "catalog \"" + c +
+                      "\" would be Trino's built-in system catalog, which tagwarden opens read-only "
+                      "to the snapshot's users: map it to another engine catalog name (catalog_map)");
+        }
         if (auto [at, fresh] = folded.emplace(target, std::make_pair(c, raw)); !fresh && at->second.second != raw) {
           e.error(e.path("catalogs"), "two catalogs map to the engine catalog \"" + target +
                                           "\" once Trino lowercases names: \"" + at->second.first + "\" and \"" + c +

@@ -351,3 +351,20 @@ TEST_CASE("server.listen and server.rules_listen are host:port, and not one addr
     CHECK_FALSE(c.daemon.server.listen.empty());
   }
 }
+
+// The rules open `system` read-only and a profile's catalogs in full: a profile catalog that is
+// Trino's system catalog would give its users all of it.
+TEST_CASE("a Trino profile catalog cannot be the system catalog", "[config]") {
+  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [system]}]\n") ==
+        Names{R"(profiles[0].catalogs: catalog "system" would be Trino's built-in system catalog, which tagwarden )"
+              R"(opens read-only to the snapshot's users: map it to another engine catalog name (catalog_map))"});
+  const Names mapped = config_errors("profiles: [{name: p, engine: trino, catalogs: [a], catalog_map: {a: SYSTEM}}]\n");
+  REQUIRE(mapped.size() == 1);
+  CHECK_THAT(mapped[0], Catch::StartsWith("profiles[0].catalog_map.a: catalog \"a\" would be Trino's built-in system"));
+  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], catalog_map: {a: x.y}}]\n") ==
+        Names{R"(profiles[0].catalog_map.a: engine catalog "x.y" is not a catalog name)"});
+  // Mapped away, a platform catalog named system is fine; StarRocks has no such catalog.
+  CHECK(must_config("profiles: [{name: p, engine: trino, catalogs: [system], catalog_map: {system: sys2}}]\n")
+            .profiles.size() == 1);
+  CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [system]}]\n").profiles.size() == 1);
+}
