@@ -331,9 +331,17 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
   if (o == "in" || o == "not_in") {
     json list;
     if (node.contains("values") && !node.contains("value")) {
-      if (!node["values"].is_array()) throw std::string(o + " needs a list of values");
-      list = json::array();
-      for (const auto& v : node["values"]) list.push_back(bind(v));
+      const json& values = node["values"];
+      if (values.is_object()) {
+        // {"values": {"$user": "roles"}}: seed 004 writes a reader's list this way ("{"$identity":
+        // "groups"} as values"); read as a list literal it would be no rows for everybody.
+        list = bind(values);
+        if (!list.is_array()) throw std::string(o + " needs a list, found a single value");
+      } else {
+        if (!values.is_array()) throw std::string(o + " needs a list of values");
+        list = json::array();
+        for (const auto& v : values) list.push_back(bind(v));
+      }
     } else if (node.contains("value") && !node.contains("values")) {
       list = bind(node["value"]);  // e.g. {"$user": "roles"}
       if (!list.is_array()) throw std::string(o + " needs a list, found a single value");

@@ -590,9 +590,14 @@ def _bind(self, uname, o, node):
         return {"column": lc, "op": op, "type": ascii_lower(ctype), "value": v}
     if op in ("in", "not_in"):
         if "values" in node and "value" not in node:
-            if not isinstance(node["values"], list):
+            if isinstance(node["values"], dict):  # {"values": {"$user": "roles"}}, as seed 004 writes it
+                vals = bind(node["values"])
+                if not isinstance(vals, list):
+                    raise Unsatisfiable(op + " needs a list")
+            elif not isinstance(node["values"], list):
                 raise Unsatisfiable("values must be a list")
-            vals = [bind(v) for v in node["values"]]
+            else:
+                vals = [bind(v) for v in node["values"]]
         elif "value" in node and "values" not in node:
             vals = bind(node["value"])
             if not isinstance(vals, list):
