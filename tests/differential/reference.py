@@ -533,6 +533,8 @@ def _user_value(self, uname, ref_):
     if ref_ == "name":
         return uname
     if ref_ == "roles":
+        if not self.held[uname]:
+            raise Unsatisfiable("no role held directly")  # an empty list is no rows (seed 001), not_in too
         return sorted(self.held[uname])
     if ref_.startswith("attributes."):
         attrs = self.users[uname].get("attributes") or {}
@@ -542,6 +544,8 @@ def _user_value(self, uname, ref_):
         v = attrs[key]
         if v == "" or (isinstance(v, list) and "" in v):
             raise Unsatisfiable("empty attribute " + key)  # an empty claim is no claim
+        if isinstance(v, list) and not v:
+            raise Unsatisfiable("empty list attribute " + key)  # no rows (seed 001), not_in too
         return v
     raise Unsatisfiable("unknown $user reference " + ref_)
 
