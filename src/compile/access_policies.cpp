@@ -251,7 +251,15 @@ std::optional<json> user_value(const Model& m, std::size_t user, const json& ref
   const std::string r = ref.get<std::string>();
   const User& u = m.user(user);
   if (r == "name") return json(u.name);
-  if (r == "roles") return json(std::vector<std::string>(m.direct_roles[user].begin(), m.direct_roles[user].end()));
+  if (r == "roles") {
+    // An empty list of the reader's is no rows (seed 001: "An empty list means zero rows"), for
+    // not_in too: bound, `not_in ()` would show every row.
+    if (m.direct_roles[user].empty()) {
+      why = "user holds no role directly (an empty list)";
+      return std::nullopt;
+    }
+    return json(std::vector<std::string>(m.direct_roles[user].begin(), m.direct_roles[user].end()));
+  }
   if (r.rfind("attributes.", 0) == 0) {
     const std::string key = r.substr(11);
     if (!u.attributes.contains(key)) {
@@ -264,6 +272,12 @@ std::optional<json> user_value(const Model& m, std::size_t user, const json& ref
     const auto empty = [](const json& v) { return v.is_string() && v.get_ref<const std::string&>().empty(); };
     if (empty(value) || (value.is_array() && std::any_of(value.begin(), value.end(), empty))) {
       why = "attribute " + key + " of the user is empty";
+      return std::nullopt;
+    }
+    // Likewise an empty list claim (seed 001: "An empty list means zero rows"): under not_in it
+    // would show every row.
+    if (value.is_array() && value.empty()) {
+      why = "attribute " + key + " of the user is an empty list";
       return std::nullopt;
     }
     return value;
@@ -331,9 +345,17 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
   if (o == "in" || o == "not_in") {
     json list;
     if (node.contains("values") && !node.contains("value")) {
-      if (!node["values"].is_array()) throw std::string(o + " needs a list of values");
-      list = json::array();
-      for (const auto& v : node["values"]) list.push_back(bind(v));
+      const json& values = node["values"];
+      if (values.is_object()) {
+        // {"values": {"$user": "roles"}}: seed 004 writes a reader's list this way ("{"$identity":
+        // "groups"} as values"); read as a list literal it would be no rows for everybody.
+        list = bind(values);
+        if (!list.is_array()) throw std::string(o + " needs a list, found a single value");
+      } else {
+        if (!values.is_array()) throw std::string(o + " needs a list of values");
+        list = json::array();
+        for (const auto& v : values) list.push_back(bind(v));
+      }
     } else if (node.contains("value") && !node.contains("values")) {
       list = bind(node["value"]);  // e.g. {"$user": "roles"}
       if (!list.is_array()) throw std::string(o + " needs a list, found a single value");

@@ -58,6 +58,18 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                        "see no rows; run explain for the reason",
                    profile.name, std::vector<std::string>(users.begin(), users.end())});
   }
+  // Seed 003: once a tag is gated the page warns "This clearance withholds reads only" (a user
+  // without it can still overwrite a column they cannot read). With withhold_writes on, tagwarden
+  // withholds the writes too; with it off, that is exactly what this profile enforces: say so.
+  if (!profile.withhold_writes && !ps.gated_tags.empty()) {
+    out.push_back({Severity::Warning, "clearance_withholds_reads_only",
+                   "withhold_writes is false on profile " + profile.name + ": the clearances of " +
+                       join_some(ps.gated_tags) +
+                       " withhold reads only; a user not cleared can still insert, update and delete on the "
+                       "objects they gate, and so overwrite a column they cannot read (set withhold_writes: true "
+                       "to withhold those writes too)",
+                   profile.name, ps.gated_tags});
+  }
   if (profile.engine == Engine::Trino && !ps.create_restricted.empty()) {
     std::vector<std::string> names;
     for (std::size_t u : ps.create_restricted) names.push_back(ps.users[u].engine_name);

@@ -542,7 +542,9 @@ def _condition(rng, objs, depth):
     if op in ("in", "not_in"):
         r = rng.random()
         if r < 0.25:
-            node["value"] = {"$user": rng.choice(["roles", "attributes.regions", "attributes.region"])}
+            # the reader's list, under "value" or, as seed 004 writes it, "values"
+            node["value" if r < 0.12 else "values"] = {"$user": rng.choice(["roles", "attributes.regions",
+                                                                          "attributes.region"])}
         elif r < 0.3:
             node["value"] = _value_for(rng, ctype)  # a scalar: unsatisfiable
         else:

@@ -535,6 +535,8 @@ def _user_value(self, uname, ref_):
     if ref_ == "name":
         return uname
     if ref_ == "roles":
+        if not self.held[uname]:
+            raise Unsatisfiable("no role held directly")  # an empty list is no rows (seed 001), not_in too
         return sorted(self.held[uname])
     if ref_.startswith("attributes."):
         attrs = self.users[uname].get("attributes") or {}
@@ -544,6 +546,8 @@ def _user_value(self, uname, ref_):
         v = attrs[key]
         if v == "" or (isinstance(v, list) and "" in v):
             raise Unsatisfiable("empty attribute " + key)  # an empty claim is no claim
+        if isinstance(v, list) and not v:
+            raise Unsatisfiable("empty list attribute " + key)  # no rows (seed 001), not_in too
         return v
     raise Unsatisfiable("unknown $user reference " + ref_)
 
@@ -592,9 +596,14 @@ def _bind(self, uname, o, node):
         return {"column": lc, "op": op, "type": ascii_lower(ctype), "value": v}
     if op in ("in", "not_in"):
         if "values" in node and "value" not in node:
-            if not isinstance(node["values"], list):
+            if isinstance(node["values"], dict):  # {"values": {"$user": "roles"}}, as seed 004 writes it
+                vals = bind(node["values"])
+                if not isinstance(vals, list):
+                    raise Unsatisfiable(op + " needs a list")
+            elif not isinstance(node["values"], list):
                 raise Unsatisfiable("values must be a list")
-            vals = [bind(v) for v in node["values"]]
+            else:
+                vals = [bind(v) for v in node["values"]]
         elif "value" in node and "values" not in node:
             vals = bind(node["value"])
             if not isinstance(vals, list):

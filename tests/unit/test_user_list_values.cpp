@@ -1,0 +1,99 @@
+// A reader's own list as the values of `in` / `not_in`. Seed 004 writes it `"values":
+// {"$identity": "groups"}` ("as values is the reader's list"), MODEL.md section 4 names
+// `{"$user": "roles"}` a list: `{"values": {"$user": ...}}` binds that list, as `{"value": ...}`
+// does. Read as a malformed list literal it was no rows for everybody, the cleared included.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "tagwarden/compile/access_policies.h"
+#include "tagwarden/engines/trino/rules.h"
+
+using namespace twtest;
+using nlohmann::json;
+
+namespace {
+
+// User u holds roles analyst and auditor directly and has the list attribute `regions`; the one
+// row filter on c.s.t is `condition`.
+std::string snapshot(const std::string& condition) {
+  return R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: u, attributes: {regions: [EU, "O'Brien"], region: EU}}
+roles: [analyst, auditor]
+role_assignments:
+  - {role: analyst, user: u}
+  - {role: auditor, user: u}
+classifications: []
+objects:
+  - name: c.s.t
+    kind: table
+    columns:
+      - {name: role, type: varchar}
+      - {name: region, type: varchar}
+grants:
+  - {principal: {role: analyst}, object: "c.s.t", privileges: [SELECT]}
+policies:
+  - {name: f, type: row_filter, scope: {object: c.s.t}, condition: )" +
+         condition + "}\n";
+}
+
+struct Filtered {
+  std::string trino;  ///< the Trino filter expression
+  bool unsatisfiable = false;
+  std::string reason;
+};
+
+Filtered filter_for(const std::string& condition) {
+  auto m = model_of(snapshot(condition));
+  tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
+  REQUIRE(pc.errors.empty());
+  REQUIRE(pc.policy_set.has_value());
+  const tw::ObjectPolicy& op = object(*pc.policy_set, "c.s.t");
+  const std::size_t ui = user_index(*m, "u");
+  const auto* a = find_access(op, ui);
+  REQUIRE(a != nullptr);
+  Filtered f;
+  const json e = tw::trino::enforced_expressions(a->access);
+  if (e["trino_filter"].is_string()) f.trino = e["trino_filter"].get<std::string>();
+  for (const auto& d : tw::judge_policies(*m, op, ui)) {
+    if (d.policy == "f") {
+      f.unsatisfiable = d.unsatisfiable;
+      f.reason = d.reason;
+    }
+  }
+  return f;
+}
+
+void require_filter(const Filtered& f, const std::string& trino) {
+  INFO(f.reason);
+  CHECK_FALSE(f.unsatisfiable);
+  CHECK(f.trino == trino);
+}
+
+}  // namespace
+
+TEST_CASE("values: {$user: roles} is the reader's roles, as value: {$user: roles} is", "[policies][user-lists]") {
+  require_filter(filter_for("{column: role, op: in, values: {$user: roles}}"), "\"role\" IN ('analyst', 'auditor')");
+  require_filter(filter_for("{column: role, op: in, value: {$user: roles}}"), "\"role\" IN ('analyst', 'auditor')");
+  require_filter(filter_for("{column: role, op: not_in, values: {$user: roles}}"),
+                 "\"role\" NOT IN ('analyst', 'auditor')");
+}
+
+TEST_CASE("values: {$user: attributes.<list>} is the reader's list attribute", "[policies][user-lists]") {
+  require_filter(filter_for("{column: region, op: in, values: {$user: attributes.regions}}"),
+                 "\"region\" IN ('EU', 'O''Brien')");
+}
+
+TEST_CASE("values bound to a single value, or a mapping that is not $user, is still no rows",
+          "[policies][user-lists]") {
+  const Filtered scalar = filter_for("{column: region, op: in, values: {$user: attributes.region}}");
+  CHECK(scalar.unsatisfiable);
+  CHECK(scalar.trino == "1 = 0");
+  const Filtered other = filter_for("{column: region, op: in, values: {$identity: groups}}");
+  CHECK(other.unsatisfiable);
+  CHECK(other.trino == "1 = 0");
+}
