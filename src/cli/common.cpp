@@ -13,12 +13,12 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   std::size_t errors = 0;  // every "error:" line printed below, so the total matches what is listed
   ConfigLoad config = load_config_file(config_path);
   for (const auto& e : config.errors) {
-    std::cerr << "error: " << config_path << ": " << e.str() << "\n";
+    std::cerr << "error: " << config_path << ": " << one_line(e.str()) << "\n";
     ++errors;
   }
   SnapshotLoad snapshot = load_snapshot_file(snapshot_path);
   for (const auto& e : snapshot.errors) {
-    std::cerr << "error: " << snapshot_path << ": " << e.str() << "\n";
+    std::cerr << "error: " << snapshot_path << ": " << one_line(e.str()) << "\n";
     ++errors;
   }
   std::optional<Timestamp> at;
