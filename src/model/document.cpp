@@ -2,7 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fstream>
 #include <regex>
@@ -42,8 +45,21 @@ std::string child_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
+// A YAML number as JSON text reads it (nlohmann: strtod): a value too small for a
+// double becomes 0 or subnormal, one too large is refused. std::stod threw on both,
+// which refused the snapshot with the one word "stod" and no path.
+nlohmann::json yaml_floating_point(const std::string& s, const std::string& path, DocumentParser::Errors& errors) {
+  errno = 0;
+  const double v = std::strtod(s.c_str(), nullptr);
+  if (errno == ERANGE && std::isinf(v)) {
+    errors.emplace_back(path, "invalid YAML: number overflow parsing '" + s + "'");
+    return nullptr;
+  }
+  return v;
+}
+
 // YAML 1.2 core schema resolution for plain scalars; quoted scalars stay strings.
-nlohmann::json yaml_scalar(const YAML::Node& node) {
+nlohmann::json yaml_scalar(const YAML::Node& node, const std::string& path, DocumentParser::Errors& errors) {
   const std::string& s = node.Scalar();
   if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return s;
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
@@ -64,9 +80,9 @@ nlohmann::json yaml_scalar(const YAML::Node& node) {
       } catch (const std::out_of_range&) {
       }
     }
-    return std::stod(s);
+    return yaml_floating_point(s, path, errors);
   }
-  if (std::regex_match(s, floating)) return std::stod(s);
+  if (std::regex_match(s, floating)) return yaml_floating_point(s, path, errors);
   return s;
 }
 
@@ -130,7 +146,7 @@ class YamlToJson {
           errors_.emplace_back(path, std::move(*problem));
           return nullptr;
         }
-        return yaml_scalar(node);
+        return yaml_scalar(node, path, errors_);
       case YAML::NodeType::Sequence: {
         nlohmann::json out = nlohmann::json::array();
         std::size_t i = 0;

@@ -214,6 +214,18 @@ TEST_CASE("integers: what the loader reads as one", "[load][json]") {
     CHECK(typed(yaml->users[0].attributes) ==
           "{above:u9223372036854775808,below:f-9.223372036854776e+18,big:u18446744073709551615,"
           "huge:f1.8446744073709552e+19,low:i-9223372036854775808,plus:u18446744073709551615,}");
+    // Too small for a double: 0 or subnormal in both; too large: refused in both, naming the
+    // path in YAML (std::stod threw: the error was the one word "stod", with no path).
+    const std::string tiny = R"({"zero": 1e-400, "neg": -1e-400, "sub": 2.5e-320})";
+    CHECK(
+        typed(must_parse(kYamlHead + "users: [{name: a, attributes: " + tiny + "}]\n")->users[0].attributes) ==
+        typed(must_parse(kJsonHead + R"("users": [{"name": "a", "attributes": )" + tiny + "}]}")->users[0].attributes));
+    CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: 1e400}}]\n") ==
+          "users[0].attributes.x: invalid YAML: number overflow parsing '1e400'");
+    CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: " + std::string(400, '9') + "}}]\n") ==
+          "users[0].attributes.x: invalid YAML: number overflow parsing '" + std::string(400, '9') + "'");
+    CHECK_THAT(only_error(kJsonHead + R"("users": [{"name": "a", "attributes": {"x": 1e400}}]})"),
+               Catch::Contains("number overflow"));
     CHECK(typed(must_parse(kYamlHead + "users: [{name: a, attributes: {p: +18446744073709551615}}]\n")
                     ->users[0]
                     .attributes) == "{p:u18446744073709551615,}");
