@@ -14,14 +14,14 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   std::size_t errors = 0;  // every "error:" line printed below, so the total matches what is listed
   ConfigLoad config = load_config_file(config_path);
   for (const auto& e : config.errors) {
-    std::cerr << "error: " << config_path << ": " << e.str() << "\n";
+    std::cerr << "error: " << config_path << ": " << one_line(e.str()) << "\n";
     ++errors;
   }
   const auto t0 = std::chrono::steady_clock::now();
   SnapshotLoad snapshot = load_snapshot_file(snapshot_path);
   const double snapshot_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (const auto& e : snapshot.errors) {
-    std::cerr << "error: " << snapshot_path << ": " << e.str() << "\n";
+    std::cerr << "error: " << snapshot_path << ": " << one_line(e.str()) << "\n";
     ++errors;
   }
   std::optional<Timestamp> at;

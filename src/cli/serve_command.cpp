@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "tagwarden/util/text.h"
 
 namespace tw::cli {
 
@@ -49,7 +50,7 @@ environment, 16 bytes or more each):
   const std::string config_path = vm["config"].as<std::string>();
   ConfigLoad loaded = load_config_file(config_path, true);
   if (!loaded.config) {
-    for (const auto& e : loaded.errors) std::cerr << "error: " << config_path << ": " << e.str() << "\n";
+    for (const auto& e : loaded.errors) std::cerr << "error: " << config_path << ": " << one_line(e.str()) << "\n";
     return kExitInvalidInput;
   }
   if (loaded.config->daemon.source.file.empty() && loaded.config->daemon.source.url.empty()) {

@@ -154,21 +154,22 @@ bool same_listener(const ListenAddress& a, const ListenAddress& b) {
 }  // namespace
 
 std::optional<long long> parse_duration_ms(JsonValue value) {
+  // Every duration is kept in an int of milliseconds (or seconds): beyond the bound the
+  // cast wrapped (reconcile_interval: 2147483648 became a negative interval, a pass on
+  // every turn of the loop) and 20 digits threw from std::stoll with no path.
   if (value.is_integer()) {
     const long long s = value.integer();
-    return s >= 0 ? std::optional<long long>(s * 1000) : std::nullopt;
+    return s >= 0 && s <= kMaxDurationMs / 1000 ? std::optional<long long>(s * 1000) : std::nullopt;
   }
   if (!value.is_string()) return std::nullopt;
-  static const std::regex re(R"(^\s*([0-9]+)\s*(ms|s|m|h)?\s*$)");
+  static const std::regex re(R"(^\s*([0-9]{1,12})\s*(ms|s|m|h)?\s*$)");
   std::smatch m;
   const std::string s(value.string());
   if (!std::regex_match(s, m, re)) return std::nullopt;
-  const long long n = std::stoll(m[1].str());
+  const long long n = std::stoll(m[1].str());  // at most 12 digits: no overflow below
   const std::string unit = m[2].matched ? m[2].str() : "s";
-  if (unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m") return n * 60000;
-  return n * 3600000;
+  const long long ms = unit == "ms" ? n : unit == "s" ? n * 1000 : unit == "m" ? n * 60000 : n * 3600000;
+  return ms <= kMaxDurationMs ? std::optional<long long>(ms) : std::nullopt;
 }
 
 void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_secrets) {
@@ -215,14 +216,14 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     if (e.has("timeout")) {
       auto ms = parse_duration_ms(*src->find("timeout"));
       if (!ms || *ms < 100)
-        e.error("source.timeout", "must be a duration of at least 100ms, e.g. 10s");
+        e.error("source.timeout", "must be a duration of at least 100ms and at most 576h, e.g. 10s");
       else
         out.source.timeout_ms = static_cast<int>(*ms);
     }
     if (e.has("backoff")) {
       auto ms = parse_duration_ms(*src->find("backoff"));
       if (!ms)
-        e.error("source.backoff", "must be a duration, e.g. 500ms");
+        e.error("source.backoff", "must be a duration of at most 576h, e.g. 500ms");
       else
         out.source.backoff_ms = static_cast<int>(*ms);
     }
@@ -266,7 +267,7 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   if (top.has("reconcile_interval")) {
     auto ms = parse_duration_ms(*top.raw().find("reconcile_interval"));
     if (!ms || *ms < 1000)
-      top.error("reconcile_interval", "must be a duration of at least 1s, e.g. 5m");
+      top.error("reconcile_interval", "must be a duration of at least 1s and at most 576h, e.g. 5m");
     else
       out.reconcile_interval_s = static_cast<int>(*ms / 1000);
   }
@@ -285,7 +286,7 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
     if (e.has("wait_timeout")) {
       auto ms = parse_duration_ms(*wh->find("wait_timeout"));
       if (!ms)
-        e.error("webhook.wait_timeout", "must be a duration, e.g. 10s");
+        e.error("webhook.wait_timeout", "must be a duration of at most 576h, e.g. 10s");
       else
         out.webhook_wait_ms = static_cast<int>(*ms);
     }

@@ -10,7 +10,11 @@ namespace tw {
 
 void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_secrets);
 
-/// "90", "90s", "1500ms", "5m", "1h" -> milliseconds; nullopt when malformed.
+/// The longest duration a setting takes: 24 days (576h), which an int of milliseconds holds.
+inline constexpr long long kMaxDurationMs = 24LL * 24 * 3600 * 1000;
+
+/// "90", "90s", "1500ms", "5m", "1h" -> milliseconds; nullopt when malformed or
+/// longer than kMaxDurationMs.
 std::optional<long long> parse_duration_ms(JsonValue value);
 
 }  // namespace tw

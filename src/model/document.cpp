@@ -2,7 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fstream>
 #include <regex>
@@ -42,8 +45,21 @@ std::string child_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
+// A YAML number as JSON text reads it (nlohmann: strtod): a value too small for a
+// double becomes 0 or subnormal, one too large is refused. std::stod threw on both,
+// which refused the snapshot with the one word "stod" and no path.
+nlohmann::json yaml_floating_point(const std::string& s, const std::string& path, DocumentParser::Errors& errors) {
+  errno = 0;
+  const double v = std::strtod(s.c_str(), nullptr);
+  if (errno == ERANGE && std::isinf(v)) {
+    errors.emplace_back(path, "invalid YAML: number overflow parsing '" + s + "'");
+    return nullptr;
+  }
+  return v;
+}
+
 // YAML 1.2 core schema resolution for plain scalars; quoted scalars stay strings.
-nlohmann::json yaml_scalar(const YAML::Node& node) {
+nlohmann::json yaml_scalar(const YAML::Node& node, const std::string& path, DocumentParser::Errors& errors) {
   const std::string& s = node.Scalar();
   if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") return s;
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
@@ -52,13 +68,21 @@ nlohmann::json yaml_scalar(const YAML::Node& node) {
   static const std::regex integer(R"([-+]?[0-9]+)");
   static const std::regex floating(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
   if (std::regex_match(s, integer)) {
+    // Beyond int64 an integer is read as JSON text reads it (nlohmann): unsigned up to
+    // 2^64-1, floating point beyond, so that JSON and YAML of one content are one snapshot.
     try {
       return std::stoll(s);
     } catch (const std::out_of_range&) {
-      return s;
     }
+    if (s[0] != '-') {
+      try {
+        return std::stoull(s);
+      } catch (const std::out_of_range&) {
+      }
+    }
+    return yaml_floating_point(s, path, errors);
   }
-  if (std::regex_match(s, floating)) return std::stod(s);
+  if (std::regex_match(s, floating)) return yaml_floating_point(s, path, errors);
   return s;
 }
 
@@ -95,54 +119,93 @@ std::string printable_key(const std::string& key) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-// Every string, key or value at any depth, that is not UTF-8 is an error naming
-// its path: YAML (unlike JSON) does not refuse it, and the compiled rules could
-// not carry it.
-nlohmann::json yaml_to_json(const YAML::Node& node, const std::string& path, DocumentParser::Errors& errors) {
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      if (std::optional<std::string> problem = utf8_problem(node.Scalar())) {
-        errors.emplace_back(path, std::move(*problem));
+// YAML text -> the JSON value it stands for. Every string, key or value at any
+// depth, that is not UTF-8 is an error naming its path: YAML (unlike JSON) does
+// not refuse it, and the compiled rules could not carry it.
+class YamlToJson {
+ public:
+  // An alias repeats its anchor's whole node, so a few hundred bytes of anchors
+  // each naming the one before twice expand to gigabytes ("billion laughs"). The
+  // expansion is bounded by the text's size: without aliases a node and its
+  // scalar cost at most a few bytes of text each, and ordinary reuse of an
+  // anchor stays far below the bound.
+  static constexpr std::size_t kBytesPerTextByte = 16;
+  static constexpr std::size_t kFreeBytes = std::size_t{1} << 20;
+
+  YamlToJson(std::size_t text_size, DocumentParser::Errors& errors)
+      : budget_(text_size * kBytesPerTextByte + kFreeBytes), errors_(errors) {}
+
+  nlohmann::json convert(const YAML::Node& node, const std::string& path) {
+    if (!spend(node.IsScalar() ? node.Scalar().size() : 0, path)) return nullptr;
+    switch (node.Type()) {
+      case YAML::NodeType::Null:
+      case YAML::NodeType::Undefined:
         return nullptr;
+      case YAML::NodeType::Scalar:
+        if (std::optional<std::string> problem = utf8_problem(node.Scalar())) {
+          errors_.emplace_back(path, std::move(*problem));
+          return nullptr;
+        }
+        return yaml_scalar(node, path, errors_);
+      case YAML::NodeType::Sequence: {
+        nlohmann::json out = nlohmann::json::array();
+        std::size_t i = 0;
+        for (const auto& item : node) {
+          out.push_back(convert(item, path + "[" + std::to_string(i) + "]"));
+          if (exhausted_) return nullptr;
+          ++i;
+        }
+        return out;
       }
-      return yaml_scalar(node);
-    case YAML::NodeType::Sequence: {
-      nlohmann::json out = nlohmann::json::array();
-      std::size_t i = 0;
-      for (const auto& item : node) {
-        out.push_back(yaml_to_json(item, path + "[" + std::to_string(i) + "]", errors));
-        ++i;
+      case YAML::NodeType::Map: {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& kv : node) {
+          if (!kv.first.IsScalar()) {
+            errors_.emplace_back(path, "mapping keys must be plain strings");
+            continue;
+          }
+          const std::string key = kv.first.Scalar();
+          if (!spend(key.size(), path)) return nullptr;
+          if (std::optional<std::string> problem = utf8_problem(key)) {
+            const std::string key_at = child_path(path, printable_key(key));
+            errors_.emplace_back(key_at, "key " + std::move(*problem));
+            convert(kv.second, key_at);  // and every problem below it
+            if (exhausted_) return nullptr;
+            continue;
+          }
+          if (out.contains(key)) {
+            errors_.emplace_back(child_path(path, key), "duplicate key \"" + key + "\"");
+            continue;
+          }
+          out[key] = convert(kv.second, child_path(path, key));
+          if (exhausted_) return nullptr;
+        }
+        return out;
       }
-      return out;
     }
-    case YAML::NodeType::Map: {
-      nlohmann::json out = nlohmann::json::object();
-      for (const auto& kv : node) {
-        if (!kv.first.IsScalar()) {
-          errors.emplace_back(path, "mapping keys must be plain strings");
-          continue;
-        }
-        const std::string key = kv.first.Scalar();
-        if (std::optional<std::string> problem = utf8_problem(key)) {
-          const std::string key_at = child_path(path, printable_key(key));
-          errors.emplace_back(key_at, "key " + std::move(*problem));
-          yaml_to_json(kv.second, key_at, errors);  // and every problem below it
-          continue;
-        }
-        if (out.contains(key)) {
-          errors.emplace_back(child_path(path, key), "duplicate key \"" + key + "\"");
-          continue;
-        }
-        out[key] = yaml_to_json(kv.second, child_path(path, key), errors);
-      }
-      return out;
-    }
+    return nullptr;
   }
-  return nullptr;
-}
+
+ private:
+  // False (once with an error naming where) when the expansion is over budget.
+  bool spend(std::size_t scalar_bytes, const std::string& path) {
+    if (exhausted_) return false;
+    const std::size_t cost = 1 + scalar_bytes;
+    if (cost <= budget_) {
+      budget_ -= cost;
+      return true;
+    }
+    exhausted_ = true;
+    errors_.emplace_back(path, "invalid YAML: its aliases (*name) expand it to more than " +
+                                   std::to_string(kBytesPerTextByte) +
+                                   " times its size; write the repeated content out or use fewer aliases");
+    return false;
+  }
+
+  std::size_t budget_;
+  bool exhausted_ = false;
+  DocumentParser::Errors& errors_;
+};
 
 simdjson::error_code parse_padded(simdjson::dom::parser& parser, std::string_view text, simdjson::dom::element& root) {
   const simdjson::padded_string padded(text);  // the DOM copies every string out of it
@@ -318,8 +381,17 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
   DocumentParse result;
   nlohmann::json value;
   try {
-    YAML::Node root = YAML::Load(std::string(text));
-    value = yaml_to_json(root, "", result.errors);
+    // Every document of the stream is read: YAML::Load would read the first and
+    // ignore the rest, even text that is not YAML, and a snapshot with a second
+    // document appended (an update written after the old one) would compile the old.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.size() > 1) {
+      result.errors.emplace_back("", "invalid YAML: the text holds " + std::to_string(documents.size()) +
+                                         " documents (separated by ---); it must be one");
+      return result;
+    }
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    value = YamlToJson(text.size(), result.errors).convert(root, "");
   } catch (const YAML::Exception& e) {
     result.errors.emplace_back("", "invalid YAML: " + printable_message(e.what()));
   }
@@ -338,6 +410,14 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
 }
 
 DocumentParse parse_document(std::string_view text) {
+  // Neither format allows a NUL byte, and simdjson ignores whatever follows one
+  // after the document: a second document or garbage would pass unread.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    DocumentParse refused;
+    refused.errors.emplace_back("", "the text holds a NUL byte (at offset " + std::to_string(nul) +
+                                        "): JSON and YAML are text without NUL bytes");
+    return refused;
+  }
   std::size_t i = 0;
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB &&
       static_cast<unsigned char>(text[2]) == 0xBF) {

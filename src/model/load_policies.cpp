@@ -166,7 +166,13 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         if (well_formed && !carried)
           sc.error(sc.path("domain"), "unknown domain " + quote(*d) + ": no object carries it or a sub-domain of it");
       } else if (auto l = sc.integer("level_at_least")) {
-        p.scope = {PolicyScope::Kind::LevelAtLeast, "", static_cast<int>(*l)};
+        // The range of a classification's level: beyond it the int would wrap
+        // (2^32 + 3 read as 3, -2^32 + 1 as 1) and the policy reach other tags.
+        if (*l < 0 || *l > 1000) {
+          sc.error(sc.path("level_at_least"), "must be between 0 and 1000, as levels are");
+        } else {
+          p.scope = {PolicyScope::Kind::LevelAtLeast, "", static_cast<int>(*l)};
+        }
       }
     }
     p.applies_to = read_principals(e, "applies_to", refs);

@@ -1,6 +1,7 @@
 #include "tagwarden/util/text.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
@@ -139,6 +140,28 @@ std::string join_some(const std::vector<std::string>& items, std::size_t limit) 
 
 std::string quote(std::string_view text) {
   return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto escape = [&](unsigned code) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\u%04X", code);
+    out += buf;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) {
+      escape(c);
+    } else if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      escape(static_cast<unsigned char>(text[++i]));  // U+0080-U+009F, encoded as C2 80-9F
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string hex_lower(const unsigned char* bytes, std::size_t size) {

@@ -367,4 +367,26 @@ TEST_CASE("a Trino profile catalog cannot be the system catalog", "[config]") {
   CHECK(must_config("profiles: [{name: p, engine: trino, catalogs: [system], catalog_map: {system: sys2}}]\n")
             .profiles.size() == 1);
   CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [system]}]\n").profiles.size() == 1);
+
+TEST_CASE("durations are bounded, so that none wraps around an int", "[config][bug]") {
+  // reconcile_interval: 2147483648 (seconds) was cast to a negative int (a pass on every turn
+  // of the daemon's loop), 2147483648ms of source.timeout too, and 20 digits threw from
+  // std::stoll: one error "stoll" with no path.
+  const std::string head = "profiles: [{name: p, engine: trino, catalogs: [c]}]\n";
+  const tw::Config ok = must_config(head +
+                                    "reconcile_interval: 576h\nsource: {file: s.yaml, timeout: 2073600000ms, "
+                                    "backoff: 34560m}\n");
+  CHECK(ok.daemon.reconcile_interval_s == 24 * 24 * 3600);
+  CHECK(ok.daemon.source.timeout_ms == 2073600000);
+  CHECK(ok.daemon.source.backoff_ms == 2073600000);
+  CHECK(must_config(head + "reconcile_interval: 2073600\n").daemon.reconcile_interval_s == 2073600);
+  const std::string interval = "reconcile_interval: must be a duration of at least 1s and at most 576h, e.g. 5m";
+  for (const char* v : {"2147483648", "2073601", "9223372036854775807", "18446744073709551615", "577h",
+                        "99999999999999999999s", "2562047788015216h", "\"0003000000000000s\""}) {
+    INFO(v);
+    CHECK(config_errors(head + "reconcile_interval: " + v + "\n") == Names{interval});
+  }
+  CHECK(config_errors(head + "source: {file: s.yaml, timeout: 2147483648ms, backoff: 3000000s}\n") ==
+        Names{"source.timeout: must be a duration of at least 100ms and at most 576h, e.g. 10s",
+              "source.backoff: must be a duration of at most 576h, e.g. 500ms"});
 }

@@ -193,7 +193,7 @@ TEST_CASE("integers: what the loader reads as one", "[load][json]") {
     CHECK(only_error(kYamlHead + "classifications: [{name: A, level: 1.0}]\n") ==
           "classifications[0].level: must be an integer, found a number");
     CHECK(only_error(kYamlHead + "classifications: [{name: A, level: 99999999999999999999}]\n") ==
-          "classifications[0].level: must be an integer, found a string");
+          "classifications[0].level: must be an integer, found a number");
     CHECK(must_parse(kYamlHead + "classifications: [{name: A, level: +7}]\n")->classifications[0].level == 7);
   }
   SECTION("attribute values keep nlohmann's number types") {
@@ -201,6 +201,34 @@ TEST_CASE("integers: what the loader reads as one", "[load][json]") {
       "big": 18446744073709551615, "huge": 18446744073709551616, "l": [0, -0.5]}}]})");
     CHECK(typed(s->users[0].attributes) ==
           "{big:u18446744073709551615,f:f2.0,huge:f1.8446744073709552e+19,l:[u0,f-0.5,],n:u3,neg:i-4,}");
+  }
+  SECTION("YAML integers beyond 64 bits are numbers, as in JSON") {
+    // They were strings in YAML: a row filter comparing a double column with the
+    // attribute kept its rows in JSON (= 18446744073709551615) and lost them in YAML (1 = 0).
+    const std::string values =
+        R"({"big": 18446744073709551615, "above": 9223372036854775808, "huge": 18446744073709551616,
+      "low": -9223372036854775808, "below": -9223372036854775809, "plus": 18446744073709551615})";
+    auto json = must_parse(kJsonHead + R"("users": [{"name": "a", "attributes": )" + values + "}]}");
+    auto yaml = must_parse(kYamlHead + "users: [{name: a, attributes: " + values + "}]\n");
+    CHECK(typed(yaml->users[0].attributes) == typed(json->users[0].attributes));
+    CHECK(typed(yaml->users[0].attributes) ==
+          "{above:u9223372036854775808,below:f-9.223372036854776e+18,big:u18446744073709551615,"
+          "huge:f1.8446744073709552e+19,low:i-9223372036854775808,plus:u18446744073709551615,}");
+    // Too small for a double: 0 or subnormal in both; too large: refused in both, naming the
+    // path in YAML (std::stod threw: the error was the one word "stod", with no path).
+    const std::string tiny = R"({"zero": 1e-400, "neg": -1e-400, "sub": 2.5e-320})";
+    CHECK(
+        typed(must_parse(kYamlHead + "users: [{name: a, attributes: " + tiny + "}]\n")->users[0].attributes) ==
+        typed(must_parse(kJsonHead + R"("users": [{"name": "a", "attributes": )" + tiny + "}]}")->users[0].attributes));
+    CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: 1e400}}]\n") ==
+          "users[0].attributes.x: invalid YAML: number overflow parsing '1e400'");
+    CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: " + std::string(400, '9') + "}}]\n") ==
+          "users[0].attributes.x: invalid YAML: number overflow parsing '" + std::string(400, '9') + "'");
+    CHECK_THAT(only_error(kJsonHead + R"("users": [{"name": "a", "attributes": {"x": 1e400}}]})"),
+               Catch::Contains("number overflow"));
+    CHECK(typed(must_parse(kYamlHead + "users: [{name: a, attributes: {p: +18446744073709551615}}]\n")
+                    ->users[0]
+                    .attributes) == "{p:u18446744073709551615,}");
   }
 }
 

@@ -639,3 +639,23 @@ policies:
     }
   }
 }
+
+TEST_CASE("a policy's level_at_least is a level: 0 to 1000", "[load][policies][bug]") {
+  // It was cast to int unchecked: 4294967299 read as 3, -4294967295 as 1 (a policy meant
+  // for every level skipped level 0), 2147483648 as INT_MIN.
+  const std::string head = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+classifications: [{name: A, level: 0}, {name: B, level: 3}]
+policies:
+)";
+  for (const char* level : {"0", "3", "1000"}) {
+    INFO(level);
+    auto s = must_parse(head + "  - {name: d, type: deny, scope: {level_at_least: " + level + "}}\n");
+    CHECK(s->policies[0].scope.level == std::stoi(level));
+  }
+  for (const char* level : {"-1", "1001", "4294967299", "-4294967295", "2147483648", "18446744073709551615"}) {
+    INFO(level);
+    CHECK(must_fail(head + "  - {name: d, type: deny, scope: {level_at_least: " + level + "}}\n") ==
+          Names{"policies[0].scope.level_at_least: must be between 0 and 1000, as levels are"});
+  }
+}

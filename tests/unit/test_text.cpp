@@ -17,3 +17,14 @@ TEST_CASE("join_some names a few and counts the rest") {
   CHECK(text.size() < 200);
   CHECK(text.substr(text.size() - 13) == "and 4980 more");
 }
+
+TEST_CASE("one_line keeps a snapshot's key from forging the next error line", "[bug]") {
+  // An unknown key "x\nerror: fake" was printed as two "error:" lines.
+  using tw::one_line;
+  CHECK(one_line("x: unknown key \"x\nerror: fake\"") == "x: unknown key \"x\\u000Aerror: fake\"");
+  CHECK(one_line(std::string("a\0b\r\x1b[2J\x7f", 9)) == "a\\u0000b\\u000D\\u001B[2J\\u007F");
+  CHECK(one_line("c\xC2\x85"
+                 "d") == "c\\u0085d");                                                          // C1 NEL
+  CHECK(one_line("caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA8") == "caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA8");  // text stays
+  CHECK(one_line("tab\tend") == "tab\\u0009end");
+}

@@ -32,6 +32,11 @@ std::string join_some(const std::vector<std::string>& items, std::size_t limit =
 /// JSON-style double-quoted string, safe for any bytes.
 std::string quote(std::string_view text);
 
+/// `text` for one line of a terminal or log: every C0 control character, DEL and
+/// C1 control (U+0080-U+009F) written as \u00XX, so that a key or name from a
+/// snapshot cannot end the line and forge the next one ("error: ...").
+std::string one_line(std::string_view text);
+
 /// The n decimal digits at text[pos] as a number; false when any is missing or not a digit.
 bool read_digits(std::string_view text, std::size_t pos, std::size_t n, int& out);
 
