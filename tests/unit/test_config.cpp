@@ -367,6 +367,7 @@ TEST_CASE("a Trino profile catalog cannot be the system catalog", "[config]") {
   CHECK(must_config("profiles: [{name: p, engine: trino, catalogs: [system], catalog_map: {system: sys2}}]\n")
             .profiles.size() == 1);
   CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [system]}]\n").profiles.size() == 1);
+}
 
 TEST_CASE("durations are bounded, so that none wraps around an int", "[config][bug]") {
   // reconcile_interval: 2147483648 (seconds) was cast to a negative int (a pass on every turn
