@@ -71,7 +71,8 @@ ColumnType column_type_of(const std::string& type) {
     std::string digits;
     for (char c : params + ",") {
       if (std::isdigit(static_cast<unsigned char>(c))) {
-        if (digits.size() < 3) digits += c;
+        digits += c;
+        if (digits.size() > 9) return ct;  // no engine type has such a parameter: the type stays unknown
       } else if (c == ',') {
         if (digits.empty() || slot == nullptr) return ct;
         *slot = std::stoi(digits);

@@ -336,6 +336,11 @@ TEST_CASE("literal_kind and typed_value per column type", "[policies][typing]") 
   CHECK(tw::literal_kind("numeric(10, 2)") == LiteralKind::Decimal);
   CHECK(tw::literal_kind("decimal(39,2)") == LiteralKind::None);
   CHECK(tw::literal_kind("decimal(2,3)") == LiteralKind::None);
+  // Every digit of a parameter counts: decimal(12345,2) is no decimal an engine has (it was read as 123).
+  CHECK(tw::literal_kind("decimal(12345,2)") == LiteralKind::None);
+  CHECK(tw::literal_kind("decimal(0038,2)") == LiteralKind::Decimal);
+  std::string why38;
+  CHECK(tw::typed_value("decimal(0038,2)", "123456.25", why38).has_value());  // 38 digits, not 3
   CHECK(tw::literal_kind("float") == LiteralKind::Double);
   CHECK(tw::literal_kind("datetime") == LiteralKind::Timestamp);
   CHECK(tw::literal_kind("timestamp(6) with time zone") == LiteralKind::TimestampTz);
