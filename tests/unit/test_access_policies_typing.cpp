@@ -6,9 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "helpers.h"
-#include "tagwarden/compile/access_policies.h"
-#include "tagwarden/engines/trino/rules.h"
+#include "row_filter_outcome.h"
 
 using namespace twtest;
 using nlohmann::json;
@@ -60,39 +58,9 @@ policies:
          condition + "}\n";
 }
 
-struct Filtered {
-  json row_filter;    ///< the resolved condition, null when there is none
-  std::string trino;  ///< the Trino filter expression
-  bool unsatisfiable = false;
-  std::string reason;    ///< the decision's reason
-  bool finding = false;  ///< a row_filter_unsatisfiable finding naming the user
-};
+using Filtered = RowFilterOutcome;
 
-Filtered filter_for(const std::string& text, const std::string& user = "u") {
-  auto m = model_of(text);
-  tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
-  REQUIRE(pc.errors.empty());
-  REQUIRE(pc.policy_set.has_value());
-  const tw::ObjectPolicy& op = object(*pc.policy_set, "c.s.t");
-  const std::size_t ui = user_index(*m, user);
-  const auto* a = find_access(op, ui);
-  REQUIRE(a != nullptr);
-  Filtered f;
-  if (!a->access.row_filter.empty()) f.row_filter = json::parse(a->access.row_filter);
-  const json e = tw::trino::enforced_expressions(a->access);
-  if (e["trino_filter"].is_string()) f.trino = e["trino_filter"].get<std::string>();
-  for (const auto& d : tw::judge_policies(*m, op, ui)) {
-    if (d.policy == "f") {
-      f.unsatisfiable = d.unsatisfiable;
-      f.reason = d.reason;
-    }
-  }
-  for (const auto& fi : pc.findings) {
-    if (fi.code != "row_filter_unsatisfiable") continue;
-    for (const auto& s : fi.subjects) f.finding = f.finding || s == user;
-  }
-  return f;
-}
+Filtered filter_for(const std::string& text, const std::string& user = "u") { return row_filter_outcome(text, user); }
 
 std::string eq_attr(const std::string& column) {
   return "{column: " + column + ", op: eq, value: {$user: attributes.v}}";

@@ -6,9 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "helpers.h"
-#include "tagwarden/compile/access_policies.h"
-#include "tagwarden/engines/trino/rules.h"
+#include "row_filter_outcome.h"
 
 using namespace twtest;
 using nlohmann::json;
@@ -41,31 +39,10 @@ policies:
          condition + "}\n";
 }
 
-struct Filtered {
-  std::string trino;  ///< the Trino filter expression
-  bool unsatisfiable = false;
-  std::string reason;
-};
+using Filtered = RowFilterOutcome;
 
 Filtered filter_for(const std::string& condition, const std::string& user) {
-  auto m = model_of(snapshot(condition));
-  tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
-  REQUIRE(pc.errors.empty());
-  REQUIRE(pc.policy_set.has_value());
-  const tw::ObjectPolicy& op = object(*pc.policy_set, "c.s.t");
-  const std::size_t ui = user_index(*m, user);
-  const auto* a = find_access(op, ui);
-  REQUIRE(a != nullptr);
-  Filtered f;
-  const json e = tw::trino::enforced_expressions(a->access);
-  if (e["trino_filter"].is_string()) f.trino = e["trino_filter"].get<std::string>();
-  for (const auto& d : tw::judge_policies(*m, op, ui)) {
-    if (d.policy == "f") {
-      f.unsatisfiable = d.unsatisfiable;
-      f.reason = d.reason;
-    }
-  }
-  return f;
+  return row_filter_outcome(snapshot(condition), user);
 }
 
 }  // namespace
