@@ -328,3 +328,49 @@ TEST_CASE("a reconcile pass that throws still withdraws an artifact past its val
   ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a StarRocks server that cannot be reached when its profile is withdrawn is retried after every pass") {
+  const ClockedDir fixture("tw-sr-withdrawal");
+  const auto& clock = fixture.clock;
+  tw::Config config = fixture.config();
+  config.profiles.clear();
+  tw::Profile sr;
+  sr.name = "sr_main";
+  sr.engine = tw::Engine::StarRocks;
+  sr.catalogs = {"lake"};
+  sr.dsn = "mysql://applier@127.0.0.1:1?retries=0";  // nothing listens on port 1
+  sr.dialect = "mysql";
+  sr.masking = "off";
+  config.profiles.push_back(sr);
+  ::setenv("TAGWARDEN_STARROCKS_PASSWORD", "unused", 1);
+
+  auto source = std::make_shared<ScriptedSource>();
+  source->set(kExpiring);
+  tw::Daemon daemon(config, "", source);
+  daemon.restore_state();
+  std::thread loop([&] { daemon.run(); });
+  // The artifact is published (and valid until 12:10) before the apply, which fails.
+  CHECK_FALSE(reconcile(daemon).ok());
+  REQUIRE(daemon.published("sr_main"));
+  CHECK_FALSE(daemon.status()["profiles"][0].contains("server_withdrawal"));
+
+  source->set(colliding(kExpiring));
+  set_clock(clock, "2026-11-30T12:10:00Z");
+  CHECK_FALSE(reconcile(daemon).ok());
+  CHECK(daemon.published("sr_main") == nullptr);
+  const nlohmann::json w = daemon.status()["profiles"][0]["server_withdrawal"];
+  CHECK(w["pending"] == true);
+  CHECK(w["withdrawn_at"].is_null());
+  CHECK_THAT(w["error"].get<std::string>(), Catch::Contains("127.0.0.1"));
+  CHECK_THAT(daemon.metrics(), Catch::Contains("tagwarden_server_withdrawal_failures_total{profile=\"sr_main\"} 1"));
+  // Every later pass tries again while the profile still cannot compile.
+  CHECK_FALSE(reconcile(daemon).ok());
+  CHECK_THAT(daemon.metrics(), Catch::Contains("tagwarden_server_withdrawal_failures_total{profile=\"sr_main\"} 2"));
+  CHECK(daemon.status()["profiles"][0]["server_withdrawal"]["pending"] == true);
+
+  daemon.stop();
+  loop.join();
+  ::unsetenv("TAGWARDEN_STARROCKS_PASSWORD");
+  ::unsetenv("TAGWARDEN_TEST_CLOCK_FILE");
+  std::filesystem::remove_all(fixture.dir);
+}
