@@ -496,7 +496,7 @@ SQL
             e2e_query "$E2E_ADMIN" "$stmt"
             [ "$E2E_Q_RC" = 0 ] || { e2e_fail "setup: $stmt -> $E2E_Q_OUT"; setup_ok=0; }
         done < <(python3 "$E2E_HERE/policy_checks.py" setup-sql)
-        [ "$setup_ok" = 1 ] && e2e_pass "setup: 4 schemas, 7 tables, 5 views, 23 rows created as $E2E_ADMIN under the bootstrap rules"
+        [ "$setup_ok" = 1 ] && e2e_pass "setup: 4 schemas, 8 tables, 5 views, 25 rows created as $E2E_ADMIN under the bootstrap rules"
         curl -s --max-time 5 -X POST "$PROXY_URL/_control/switch" >/dev/null
         # Trino refreshes at most every 1 s, on the first check after that: once the bootstrap
         # admin is refused, the upstream document is the one in force.
