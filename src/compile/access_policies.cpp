@@ -603,6 +603,18 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
       break;
     }
   }
+  // Trino's TRUNCATE TABLE needs only DELETE and ignores row filters, while DELETE, UPDATE and
+  // INSERT honour them (observed on 483: a user filtered to region EU truncated the US rows too;
+  // an INSERT of a US row is "Cannot insert row that does not match a row filter"). A filter that
+  // keeps every row leaves nothing for TRUNCATE to reach beyond it.
+  if (a.privileges.has(Privilege::Delete)) {
+    for (const auto& d : decisions) {
+      if (!d.applies || d.type != PolicyType::RowFilter || d.filter == json{{"true", true}}) continue;
+      a.privileges.remove(Privilege::Delete);
+      ua.reasons.push_back("DELETE withheld: " + d.policy + " applies (TRUNCATE TABLE ignores row filters)");
+      break;
+    }
+  }
   if (!a.privileges.has(Privilege::Select)) {
     a.denied_columns.clear();
     return;

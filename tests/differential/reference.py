@@ -652,6 +652,8 @@ def _policy_access(self, uname, o, prof):
         return set(), [], {}, None
     if decs:
         privs = privs - {"OWNERSHIP"}  # an owner could rename what the policy names
+    if any(d.policy["type"] == "row_filter" and d.condition != {"true": True} for d in decs):
+        privs = privs - {"DELETE"}  # Trino's TRUNCATE TABLE needs only DELETE and ignores row filters
     if "SELECT" not in privs:
         return privs, [], {}, None
     for d in decs:

@@ -289,6 +289,15 @@ expect_denied() {  # NAME USER SQL
     fi
 }
 
+expect_line() {  # NAME USER SQL EXPECTED_OUTPUT_LINE: the one-line answer exactly (rows or error text)
+    e2e_query "$2" "$3"
+    if [ "$E2E_Q_OUT" = "$4" ]; then
+        e2e_pass "$1 [$2] $3 -> $4"
+    else
+        e2e_fail "$1 [$2] $3 -> expected $4, got: $E2E_Q_OUT"
+    fi
+}
+
 # wait_until NAME USER SQL EXPECTED_OUTPUT_LINE [SECONDS]: poll every 0.5 s until the query's
 # one-line answer (see trino_client.py) equals EXPECTED; PASS with the time it took, else FAIL.
 wait_until() {
@@ -487,7 +496,7 @@ SQL
             e2e_query "$E2E_ADMIN" "$stmt"
             [ "$E2E_Q_RC" = 0 ] || { e2e_fail "setup: $stmt -> $E2E_Q_OUT"; setup_ok=0; }
         done < <(python3 "$E2E_HERE/policy_checks.py" setup-sql)
-        [ "$setup_ok" = 1 ] && e2e_pass "setup: 3 schemas, 4 tables, a view, 16 rows created as $E2E_ADMIN under the bootstrap rules"
+        [ "$setup_ok" = 1 ] && e2e_pass "setup: 4 schemas, 8 tables, 5 views, 25 rows created as $E2E_ADMIN under the bootstrap rules"
         curl -s --max-time 5 -X POST "$PROXY_URL/_control/switch" >/dev/null
         # Trino refreshes at most every 1 s, on the first check after that: once the bootstrap
         # admin is refused, the upstream document is the one in force.
@@ -517,6 +526,38 @@ SQL
         expect_denied "unknown user" nobody "INSERT INTO demo_warehouse.sales.orders VALUES (1, 'x')"
         expect_denied "unknown user" nobody "SHOW TABLES FROM demo_warehouse.finance"
         expect_denied "unknown user" nobody "SELECT * FROM system.runtime.nodes"
+        # listings show what the user may read: no Confidential table, no PII column
+        local denied="ERROR PERMISSION_DENIED: Access Denied:" cust=demo_warehouse.finance.customers
+        expect_rows "listing, no clearance" member-sso "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
+        expect_rows "listing, admins are not exempt" platform-admin "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
+        expect_rows "listing, cleared" farid.haddad "SHOW TABLES FROM demo_warehouse.finance" '[["customers"],["invoices"]]'
+        expect_rows "listing, PII column hidden" member-sso "SHOW COLUMNS FROM $cust" '[["id","bigint","",""],["name","varchar","",""]]'
+        expect_rows "listing, information_schema" member-sso \
+            "SELECT table_name, column_name FROM demo_warehouse.information_schema.columns WHERE table_schema = 'finance' ORDER BY 1, 2" \
+            '[["customers","id"],["customers","name"]]'
+        expect_line "SELECT * names the PII column" member-sso "SELECT * FROM $cust" "$denied Cannot select from table $cust"
+        expect_line "a predicate on the PII column" member-sso "SELECT count(*) FROM $cust WHERE iban LIKE 'DE%'" \
+            "$denied Cannot select from table $cust"
+        # withhold_writes: etl_svc holds every privilege on demo_warehouse.*.* and no clearance
+        expect_line "withhold_writes: no INSERT into a table with a gated column" etl_svc \
+            "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" "$denied Cannot insert into table $cust"
+        expect_line "withhold_writes: no DELETE" etl_svc "DELETE FROM $cust WHERE false" "$denied Cannot delete from table $cust"
+        expect_line "withhold_writes: no UPDATE" etl_svc "UPDATE $cust SET name = 'x' WHERE false" \
+            "$denied Cannot update columns [name] in table $cust"
+        expect_line "writes stay on ungated tables" etl_svc "INSERT INTO demo_warehouse.sales.orders SELECT 1, 'x' WHERE false" 'OK [[0]]'
+        expect_line "a cleared writer may insert" farid.haddad "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" 'OK [[0]]'
+        expect_line "an expired writer may not" jo.kim "INSERT INTO demo_warehouse.finance.invoices SELECT 9, 1, 1.0 WHERE false" \
+            "$denied Cannot insert into table demo_warehouse.finance.invoices"
+        # restrict_materialized_views: not cleared for every gated tag = no new tables, views or MVs
+        expect_line "restrict_materialized_views: CREATE TABLE" etl_svc "CREATE TABLE demo_warehouse.sales.new_t (id bigint)" \
+            "$denied Cannot create table demo_warehouse.sales.new_t"
+        expect_line "restrict_materialized_views: CTAS" etl_svc "CREATE TABLE demo_warehouse.sales.new_t AS SELECT 1 AS id" \
+            "$denied Cannot create table demo_warehouse.sales.new_t"
+        expect_line "restrict_materialized_views: CREATE VIEW" etl_svc "CREATE VIEW demo_warehouse.sales.new_v AS SELECT 1 AS id" \
+            "$denied Cannot create view demo_warehouse.sales.new_v"
+        expect_line "restrict_materialized_views: CREATE MATERIALIZED VIEW" etl_svc \
+            "CREATE MATERIALIZED VIEW demo_warehouse.sales.new_mv AS SELECT 1 AS id" \
+            "$denied Cannot create materialized view demo_warehouse.sales.new_mv"
     fi
     expect_rows "catalogs visible" member-sso "SHOW CATALOGS" '[["demo_warehouse"],["system"]]'
     e2e_query nobody "SHOW CATALOGS"
