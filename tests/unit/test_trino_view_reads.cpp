@@ -84,7 +84,8 @@ TEST_CASE("explain: a view over a view refused to everybody is refused too", "[e
 TEST_CASE("explain: a SECURITY INVOKER view is refused to a reader who cannot read its base", "[explain][views]") {
   auto m = model_of(kViews);
   const tw::PolicySet ps = must_compile(*m, trino_profile({"cat"}));
-  const tw::Refusal* iv = refusal(tw::explain_user(*m, {ps}, "blind").profiles.at(0), "cat.s.iv");
+  const tw::Explanation blind = tw::explain_user(*m, {ps}, "blind");
+  const tw::Refusal* iv = refusal(blind.profiles.at(0), "cat.s.iv");
   REQUIRE(iv);
   CHECK(iv->kind == "view_read");
   CHECK_THAT(iv->reason, Catch::StartsWith("Trino may not read cat.s.t as blind, so every query of it fails"));
