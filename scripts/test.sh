@@ -41,7 +41,8 @@ differential() {
     --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" --jobs 2 &&
   # Hundreds of users: large groups take an object's last rule, which names nobody.
   python3 tests/differential/run_differential.py --models 8 --size crowd --seed 77 \
-    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" --jobs 2
+    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" --jobs 2 &&
+  python3 tests/differential/explain_check.py --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh"
 }
 differential_self_check() {
   python3 tests/differential/run_differential.py --models 5 --seed 7 --self-check \

@@ -360,14 +360,28 @@ class ProfileCompiler {
   // On Trino a view queried by anyone but its owner reads its base objects as the owner, and
   // Trino asks for GRANT_SELECT there (checkCanCreateViewWithSelectFromColumns): without it a
   // DEFINER view, or a materialized view, is refused to everybody else. Owners of the listed
-  // views that read an object are indexed here, per object they read.
+  // views that read an object are indexed here, per object they read. An INVOKER view among the
+  // bases is read under the same identity and check (StatementAnalyzer.analyzeView keeps both for
+  // a view without owner), so what it reads is read as the owner too: without GRANT_SELECT there a
+  // DEFINER view over an INVOKER view was refused to everybody but its owner.
   void index_view_owners() {
     if (p_.engine != Engine::Trino) return;
     for (const auto& o : s_.objects) {
       if (o.kind == ObjectKind::Table || !o.owner) continue;
       if (o.view_security == ViewSecurity::Invoker) continue;  // read as the querying user
       const std::size_t owner = m_.user_index.at(*o.owner);
-      for (const auto& base : o.depends_on) view_owners_[m_.object_index.at(base)].push_back(owner);
+      std::vector<std::size_t> todo;
+      std::set<std::size_t> seen;
+      for (const auto& base : o.depends_on) todo.push_back(m_.object_index.at(base));
+      while (!todo.empty()) {
+        const std::size_t base = todo.back();
+        todo.pop_back();
+        if (!seen.insert(base).second) continue;
+        view_owners_[base].push_back(owner);
+        const Object& b = s_.objects[base];
+        if (b.kind != ObjectKind::View || b.view_security != ViewSecurity::Invoker) continue;
+        for (const auto& next : b.depends_on) todo.push_back(m_.object_index.at(next));
+      }
     }
     for (auto& [object, owners] : view_owners_) {
       std::sort(owners.begin(), owners.end());

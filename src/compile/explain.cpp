@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "../engines/trino/expressions.h"
-#include "definer_views.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
+#include "trino_view_reads.h"
 
 namespace tw {
 namespace {
@@ -88,32 +88,65 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
   }
 }
 
-// Trino reads a DEFINER view's bases as its owner, whoever queries it: what the owner cannot
-// read there, nobody reads through the view, the cleared included. Judged by DefinerViews, as the
-// definer_view_owner_* findings are, and listed for a user who could otherwise read the view.
-void explain_definer_views(const Model& m, const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
-  const DefinerViews definer_views(m, ps);
+// Trino expands a view as it reads it (trino_view_reads.h): a base it may not read on the way is
+// refused to whoever queries the view. The direct case, a DEFINER view whose own owner cannot read
+// a base, is the one the definer_view_owner_* findings name and keeps their wording; a materialized
+// view, a view nested in another, or a SECURITY INVOKER view whose reader cannot read a base is
+// "view_read", naming each refused read and as whom Trino makes it.
+void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
   for (const auto& op : ps.objects) {
-    const std::optional<DefinerViewOwnerReach> reach = definer_views.owner_reach(op);
-    if (!reach) continue;
+    const Object& o = m.snapshot->objects[op.object];
+    if (o.kind == ObjectKind::Table) continue;
     const AccessClass* mine = op.class_of(user);
     if (!mine || !mine->access.privileges.has(Privilege::Select)) continue;  // refused anyway
-    const Object& o = m.snapshot->objects[op.object];
-    std::vector<std::string> unreadable, partly;  // engine names; "base (columns)"
-    for (const ObjectPolicy* base : reach->unreadable) unreadable.push_back(base->engine_name.str());
-    for (const auto& [base, columns] : reach->partly)
-      partly.push_back(base->engine_name.str() + " (" + join_words(columns) + ")");
-    if (unreadable.empty() && partly.empty()) continue;
+    const std::vector<TrinoViewRead> reads = refused_trino_view_reads(m, ps, op, user);
+    if (reads.empty()) continue;
     Refusal r;
-    r.kind = "definer_view_owner";
     r.object = op.engine_name.str();
     r.has_grant = true;
-    r.whole_object = !unreadable.empty();
-    r.reason = r.whole_object
-                   ? "its owner " + *o.owner + " cannot read " + join_words(unreadable) +
-                         ": Trino reads a DEFINER view as its owner, so it is refused to everybody"
-                   : "every query of it that reads what its owner " + *o.owner +
-                         " may not read fails: " + join_words(partly) + ": Trino reads a DEFINER view as its owner";
+    r.whole_object = std::any_of(reads.begin(), reads.end(), [](const TrinoViewRead& x) { return x.whole; });
+    const bool direct_definer = o.kind == ObjectKind::View && o.view_security == ViewSecurity::Definer &&
+                                std::all_of(reads.begin(), reads.end(), [&](const TrinoViewRead& x) {
+                                  return x.via.size() == 1 && m.snapshot->users[x.reader].name == *o.owner;
+                                });
+    if (direct_definer) {
+      std::vector<std::string> unreadable, partly;  // engine names; "base (columns)"
+      for (const auto& x : reads) {
+        if (x.whole)
+          unreadable.push_back(x.base->engine_name.str());
+        else
+          partly.push_back(x.base->engine_name.str() + " (" + join_words(x.columns) + ")");
+      }
+      r.kind = "definer_view_owner";
+      r.reason = r.whole_object
+                     ? "its owner " + *o.owner + " cannot read " + join_words(unreadable) +
+                           ": Trino reads a DEFINER view as its owner, so it is refused to everybody"
+                     : "every query of it that reads what its owner " + *o.owner +
+                           " may not read fails: " + join_words(partly) + ": Trino reads a DEFINER view as its owner";
+      pe.refusals.push_back(std::move(r));
+      continue;
+    }
+    std::vector<std::string> items;  // "base as reader through views (columns)"
+    for (const auto& x : reads) {
+      if (r.whole_object && !x.whole) continue;  // the whole refusal is what the reader meets
+      std::string item = x.base->engine_name.str() + " as " + m.snapshot->users[x.reader].name;
+      if (x.via.size() > 1) {
+        std::vector<std::string> via;
+        for (std::size_t i = 1; i < x.via.size(); ++i) via.push_back(x.via[i]->engine_name.str());
+        item += " through " + join_words(via);
+      }
+      if (!x.whole) item += " (" + join_words(x.columns) + ")";
+      const AccessClass* cls = x.base->class_of(x.reader);
+      if (x.whole && cls && cls->access.privileges.has(Privilege::Select))
+        item += ", who may read it but not pass it on through a view (no GRANT_SELECT)";
+      items.push_back(std::move(item));
+    }
+    const std::string how =
+        "Trino reads a DEFINER view or a materialized view as its owner and a SECURITY INVOKER view as whoever "
+        "reads it, views nested in it alike";
+    r.kind = "view_read";
+    r.reason = r.whole_object ? "Trino may not read " + join_words(items) + ", so every query of it fails: " + how
+                              : "every query of it that reads " + join_words(items) + " fails: " + how;
     pe.refusals.push_back(std::move(r));
   }
 }
@@ -199,7 +232,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     pe.refusals.push_back(std::move(r));
   }
   if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
-  if (ps.engine == Engine::Trino) explain_definer_views(m, ps, user, pe);
+  if (ps.engine == Engine::Trino) explain_view_reads(m, ps, user, pe);
   for (const auto& op : ps.objects) {
     if (m.snapshot->policies.empty()) break;
     ObjectPolicies obj;
@@ -335,7 +368,7 @@ std::string to_text(const Explanation& e) {
       out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
-      if (r.kind == "definer_view_owner") {
+      if (r.kind == "definer_view_owner" || r.kind == "view_read") {
         out << "  refused " << r.object << (r.whole_object ? "" : " in part") << " on Trino: " << r.reason << "\n";
         continue;
       }

@@ -99,9 +99,24 @@ class Reference:
         for v in self.snap["objects"]:
             if v["kind"] == "table" or "owner" not in v or v.get("view_security") == "invoker":
                 continue
-            if o["name"] in v.get("depends_on", []):
+            if o["name"] in self.read_as_owner(v):
                 owners.add(v["owner"])
         return owners
+
+    def read_as_owner(self, v: dict) -> set:
+        """Names of what a DEFINER view or MV reads as its owner: its depends_on, and through an
+        INVOKER view among them what that view reads (Trino keeps the identity and the check for
+        a view without owner)."""
+        out, todo = set(), list(v.get("depends_on") or [])
+        while todo:
+            d = todo.pop()
+            if d in out:
+                continue
+            out.add(d)
+            b = self.objects[d]
+            if b["kind"] == "view" and b.get("view_security") == "invoker":
+                todo.extend(b.get("depends_on") or [])
+        return out
 
     def visible(self, o: dict, prof: Profile) -> bool:
         return o["name"].split(".")[0] in prof.catalogs

@@ -26,7 +26,9 @@ struct Refusal {
   /// What refuses it: "clearance" (a gate the user is not cleared for; on StarRocks perhaps
   /// widened by the engine, see engine_note), "starrocks_coarsened" (no gate of the user's, the
   /// StarRocks translation withholds SELECT), "definer_view_owner" (Trino reads a DEFINER view as
-  /// its owner, who cannot read what it reads: refused to everybody, see reason).
+  /// its owner, who cannot read what it reads: refused to everybody, see reason), "view_read"
+  /// (any other read Trino refuses while it expands the view: a materialized view's owner, a view
+  /// nested in it, a SECURITY INVOKER view's reader; see reason).
   std::string kind = "clearance";
   std::string object;                 ///< engine name
   bool whole_object = false;          ///< a gate on the object (own or inherited)
@@ -35,7 +37,7 @@ struct Refusal {
   bool has_grant = false;             ///< whether grants would otherwise give access
   std::vector<std::string> withheld;  ///< privileges removed by the gates (and by the engine's translation)
   std::string engine_note;            ///< why the engine withholds more than the PolicySet (StarRocks coarsening)
-  std::string reason;                 ///< definer_view_owner: why the engine refuses it
+  std::string reason;                 ///< definer_view_owner, view_read: why the engine refuses it
 };
 
 /// One effective mask as the engine enforces it: hash, partial and full masks are string
