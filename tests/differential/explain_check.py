@@ -46,10 +46,8 @@ import argparse
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import types
 
@@ -76,8 +74,11 @@ class Result:
         if ok:
             self.passed += 1
         else:
-            self.failed += 1
-            self.fails.append((f"[seed={self.seed}] {summary}", [d for d in detail if d]))
+            self.fail(summary, *detail)
+
+    def fail(self, summary, *detail):
+        self.failed += 1
+        self.fails.append((f"[seed={self.seed}] {summary}", [d for d in detail if d]))
 
 
 def jdump(x):
@@ -382,28 +383,12 @@ def unlisted_names(snapshot, prof, objects):
 
 
 def run_model(seed, opts):
-    workdir = os.path.join(opts.keep, f"model_{seed}") if opts.keep else tempfile.mkdtemp(prefix=f"tw-explain-{seed}-")
-    if opts.keep:
-        shutil.rmtree(workdir, ignore_errors=True)
-        os.makedirs(workdir)
-    res = Result(seed)
-    try:
-        _run_model(seed, opts, workdir, res)
-    except Exception as e:  # a crash in the harness is a failure, never a pass
-        import traceback
-        res.check(False, f"harness error: {e!r}", traceback.format_exc()[-2000:])
-    finally:
-        if not opts.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
-    return res
+    return rd.in_model_workdir(seed, opts, "tw-explain", lambda workdir: Result(seed),
+                               lambda workdir, res: _run_model(seed, opts, workdir, res))
 
 
 def _run_model(seed, opts, workdir, res):
-    snapshot, config = gen_model.generate(seed, opts.size)
-    with open(os.path.join(workdir, "snapshot.json"), "w", encoding="utf-8") as f:
-        json.dump(snapshot, f, ensure_ascii=False, indent=1)
-    with open(os.path.join(workdir, "config.yaml"), "w", encoding="utf-8") as f:
-        json.dump(config, f, ensure_ascii=False, indent=1)  # JSON is YAML
+    snapshot, config = rd.write_model(seed, opts.size, workdir)
     copts = types.SimpleNamespace(tagwarden=opts.tagwarden, now=None)
     scratch = rd.Result(seed, workdir)
     out = rd.run_compile(copts, workdir, scratch)

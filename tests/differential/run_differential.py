@@ -776,16 +776,19 @@ def selfcheck_policy_rules(opts, rules_path, workdir, prof, pq, pexp, ev, res):
 # --------------------------------------------------------------------------
 # one model
 
-def run_model(seed, opts):
+def in_model_workdir(seed, opts, prefix, make_result, run):
+    """res = make_result(workdir); run(workdir, res) in a fresh directory for model `seed`
+    (opts.keep/model_<seed>, kept, or a temporary one, removed). A crash in the harness is a
+    failure of res (its fail(summary, *detail)), never a pass. Returns res."""
     if opts.keep:
         workdir = os.path.join(opts.keep, f"model_{seed}")
         shutil.rmtree(workdir, ignore_errors=True)
         os.makedirs(workdir)
     else:
-        workdir = tempfile.mkdtemp(prefix=f"tw-diff-{seed}-")
-    res = Result(seed, workdir)
+        workdir = tempfile.mkdtemp(prefix=f"{prefix}-{seed}-")
+    res = make_result(workdir)
     try:
-        _run_model(seed, opts, workdir, res)
+        run(workdir, res)
     except Exception as e:  # a crash in the harness is a failure, never a pass
         import traceback
         res.fail(f"harness error: {e!r}", traceback.format_exc()[-2000:])
@@ -795,12 +798,23 @@ def run_model(seed, opts):
     return res
 
 
-def _run_model(seed, opts, workdir, res):
-    snapshot, config = gen_model.generate(seed, opts.size)
+def write_model(seed, size, workdir):
+    """Generates model `seed` into workdir/snapshot.json and workdir/config.yaml."""
+    snapshot, config = gen_model.generate(seed, size)
     with open(os.path.join(workdir, "snapshot.json"), "w", encoding="utf-8") as f:
         json.dump(snapshot, f, ensure_ascii=False, indent=1)
     with open(os.path.join(workdir, "config.yaml"), "w", encoding="utf-8") as f:
         json.dump(config, f, ensure_ascii=False, indent=1)  # JSON is YAML
+    return snapshot, config
+
+
+def run_model(seed, opts):
+    return in_model_workdir(seed, opts, "tw-diff", lambda workdir: Result(seed, workdir),
+                            lambda workdir, res: _run_model(seed, opts, workdir, res))
+
+
+def _run_model(seed, opts, workdir, res):
+    snapshot, config = write_model(seed, opts.size, workdir)
     out = run_compile(opts, workdir, res)
     if out is None:
         return
