@@ -33,6 +33,9 @@ policies, whether roles are active at login), reads the roles it owns
 prints only the difference, in the order apply runs it: prepare, tighten
 (masks, revokes), widen (grants, then memberships), cleanup. Grants made
 outside tagwarden that give a user more than P allows are reported as drift.
+The capabilities are apply's: masking on against a server without masking
+policies is refused (exit 2), and row access policies are used only where the
+server has them.
 
 The DSN is mysql://user@host:port (StarRocks FE query port, usually 9030),
 with options ?tls=disabled|preferred|required|verify-ca|verify-identity

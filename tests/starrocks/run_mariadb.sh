@@ -106,6 +106,17 @@ rc=$?; n=$(grep -c '^GRANT\|^CREATE ROLE' "$TMP/plan.sql")
 [[ $rc == 0 && $n -gt 0 ]] && pass "cli: plan --dsn prints $n statements, runs none" || { fail "cli: plan (rc $rc)"; cat "$TMP/plan.sql"; }
 roles=$("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e "SELECT COUNT(*) FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'")
 [[ "$roles" == 0 ]] && pass "cli: plan changed nothing" || fail "cli: plan created $roles roles"
+"$CLI" plan "${ARGS[@]}" --output json >"$TMP/plan.json" 2>"$TMP/plan-json.err"
+rc=$?; [[ $rc == 0 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["profile"] == "starrocks_main" and d["statements"] and all(s["phase"] for s in d["statements"])' "$TMP/plan.json" \
+  && pass "cli: plan --dsn --output json is one JSON document with the statements" || { fail "cli: plan --output json (rc $rc)"; cat "$TMP/plan.json" "$TMP/plan-json.err"; }
+# plan --dsn shows what apply would run: both refuse masking on against a server without masking policies.
+"$CLI" plan "${ARGS[@]}" --masking on >"$TMP/plan-on.log" 2>&1
+rc_plan=$?
+"$CLI" apply "${ARGS[@]}" --masking on >"$TMP/apply-on.log" 2>&1
+rc_apply=$?
+[[ $rc_plan == 2 && $rc_apply == 2 ]] && grep -q "does not implement masking policies" "$TMP/plan-on.log" \
+  && pass "cli: plan --dsn and apply both refuse --masking on without masking policies (exit 2)" \
+  || { fail "cli: --masking on (plan rc $rc_plan, apply rc $rc_apply)"; cat "$TMP/plan-on.log" "$TMP/apply-on.log"; }
 "$CLI" apply "${ARGS[@]}" >"$TMP/apply1.log" 2>&1
 rc=$?; [[ $rc == 0 ]] && grep -q "^applied profile starrocks_main" "$TMP/apply1.log" && pass "cli: apply (exit 0)" || { fail "cli: apply (rc $rc)"; cat "$TMP/apply1.log"; }
 # etl_svc owns demo_warehouse.*.* and is not cleared for every gated tag: on this dialect (no
