@@ -174,6 +174,10 @@ rc=$?; kept=$("$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --s
 "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -e "DROP ROLE tw_6d493479_zzz"
 "$CLI" plan "${BASE[@]}" --dsn "mysql://applier@127.0.0.1:1?retries=0" >"$TMP/down.log" 2>&1
 rc=$?; [[ $rc == 3 ]] && pass "cli: unreachable server exits 3" || { fail "cli: unreachable server (rc $rc)"; cat "$TMP/down.log"; }
+# With --output json a failure is still one JSON document on stdout (it was empty).
+"$CLI" apply "${BASE[@]}" --dsn "mysql://applier@127.0.0.1:1?retries=0" --output json >"$TMP/down.json" 2>/dev/null
+rc=$?; [[ $rc == 3 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is False and d["exit_code"] == 3 and d["profile"] == "starrocks_main" and "cannot connect" in d["errors"][0]' "$TMP/down.json" \
+  && pass "cli: apply --output json answers a JSON failure document when the server is unreachable (exit 3)" || { fail "cli: apply --output json unreachable (rc $rc)"; cat "$TMP/down.json"; }
 TAGWARDEN_STARROCKS_PASSWORD=wrong "$CLI" apply "${ARGS[@]}" >"$TMP/denied.log" 2>&1
 rc=$?; [[ $rc == 3 ]] && grep -q "1045" "$TMP/denied.log" && pass "cli: wrong password exits 3" || { fail "cli: wrong password (rc $rc)"; cat "$TMP/denied.log"; }
 "$CLI" apply "${BASE[@]}" --dsn "mysql://applier:pw@127.0.0.1:$PORT" >"$TMP/bad.log" 2>&1
