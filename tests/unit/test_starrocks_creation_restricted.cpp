@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "../starrocks/sr_test_helpers.h"
+#include "tagwarden/compile/explain.h"
 #include "tagwarden/engines/starrocks/plan.h"
 
 using namespace srtest;
@@ -89,6 +90,14 @@ TEST_CASE("starrocks: users not cleared for every gated tag lose CREATE MATERIAL
     CHECK_THAT(it->message, Catch::StartsWith("1 users are not cleared for every gated tag on profile sr (Secret) and "
                                               "get no CREATE MATERIALIZED VIEW there"));
     CHECK_THAT(it->message, Catch::Contains("CREATE TABLE and CREATE VIEW"));
+  }
+  SECTION("explain says materialized views only") {
+    const tw::Explanation e = tw::explain_user(*m, {compile_ok(*m, profile())}, "etl");
+    const std::string text = tw::to_text(e);
+    CHECK_THAT(text, Catch::Contains("  may not create materialized views (not cleared for every gated tag; tables "
+                                     "and views as granted)\n"));
+    CHECK(text.find("may not create tables") == std::string::npos);
+    CHECK(tw::to_json(e)["profiles"][0]["may_create_materialized_views"] == false);
   }
   SECTION("Trino still withholds OWNERSHIP of unlisted names (one privilege carries every CREATE)") {
     tw::Profile trino = profile();
