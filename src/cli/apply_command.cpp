@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 #include "starrocks_prelude.h"
 #include "tagwarden/engines/starrocks/apply.h"
@@ -49,6 +50,8 @@ Exit codes: 0 the server holds the plan; 1 the profile failed to compile or
 render (nothing ran), or drift with --fail-on-drift; 2 invalid input or
 arguments; 3 the server could not be reached, or refused a statement (what ran
 is safe: see the summary).
+With --output json a failure is one JSON document on stdout too:
+{"profile", "ok": false, "exit_code", "errors"} (the errors also go to stderr).
 
 Example:
   TAGWARDEN_STARROCKS_PASSWORD=... tagwarden apply --snapshot snapshot.yaml \
@@ -62,7 +65,13 @@ int run_apply(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
   StarRocksPrelude pre;
-  if (int rc = starrocks_prelude(vm, true, pre); rc >= 0) return rc;
+  const bool json_output = vm["output"].as<std::string>() == "json";
+  StderrCapture failures(json_output);
+  if (int rc = starrocks_prelude(vm, true, pre); rc >= 0) {
+    const std::string text = failures.release();
+    return json_output ? print_json_failure(vm["profile"].as<std::string>(), rc, text) : rc;
+  }
+  failures.release();
   const std::string& format = pre.format;
   const ProfileCompile& compiled = pre.compiled;
   sr::ServerSession& server = *pre.server;

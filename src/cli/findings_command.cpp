@@ -15,7 +15,7 @@ int run_findings(const std::vector<std::string>& args) {
   warning user_map_unknown_user           a user_map entry names a user not in the snapshot
   warning profile_catalog_without_objects a profile catalog holds no object of the snapshot (a typo?)
   warning row_filter_unsatisfiable        a row filter no row satisfies for some users (they see none)
-  info    materialized_view_restriction   users who may not create tables/views/MVs on a profile
+  info    materialized_view_restriction   users who may not create MVs (on Trino, nor tables/views)
   warning clearance_withholds_reads_only  withhold_writes: false: the uncleared keep their writes
   warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino)
   warning definer_view_owner_cannot_read  on Trino the owner cannot read the view's bases: refused to all

@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 #include "starrocks_prelude.h"
 #include "tagwarden/engines/starrocks/apply.h"
@@ -33,6 +34,9 @@ policies, whether roles are active at login), reads the roles it owns
 prints only the difference, in the order apply runs it: prepare, tighten
 (masks, revokes), widen (grants, then memberships), cleanup. Grants made
 outside tagwarden that give a user more than P allows are reported as drift.
+The capabilities are apply's: masking on against a server without masking
+policies is refused (exit 2), and row access policies are used only where the
+server has them.
 
 The DSN is mysql://user@host:port (StarRocks FE query port, usually 9030),
 with options ?tls=disabled|preferred|required|verify-ca|verify-identity
@@ -51,6 +55,8 @@ run, pass the same server with --dsn).
 
 Exit codes: 0 planned; 1 the profile failed to compile or render; 2 invalid
 input or arguments; 3 the server could not be reached or read.
+With --output json a failure is one JSON document on stdout too:
+{"profile", "ok": false, "exit_code", "errors"} (the errors also go to stderr).
 
 Example:
   tagwarden plan --snapshot examples/demo/snapshot.yaml \
@@ -64,7 +70,12 @@ int run_plan(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
   StarRocksPrelude pre;
-  if (int rc = starrocks_prelude(vm, false, pre); rc >= 0) return rc;
+  const bool json_output = vm["output"].as<std::string>() == "json";
+  StderrCapture failures(json_output);
+  if (int rc = starrocks_prelude(vm, false, pre); rc >= 0) {
+    const std::string text = failures.release();
+    return json_output ? print_json_failure(vm["profile"].as<std::string>(), rc, text) : rc;
+  }
   const std::string& format = pre.format;
   const ProfileCompile& compiled = pre.compiled;
   std::optional<sr::ServerSession>& server = pre.server;
@@ -81,7 +92,8 @@ int run_plan(const std::vector<std::string>& args) {
     sr::ApplyResult r = sr::apply_plan(plan, *server->connection, options);
     if (!r.ok) {
       for (const auto& e : r.errors) std::cerr << "error: " << e << "\n";
-      return kExitOutputFailed;
+      const std::string text = failures.release();
+      return json_output ? print_json_failure(plan.profile, kExitOutputFailed, text) : kExitOutputFailed;
     }
     statements = std::move(r.planned);
     findings.insert(findings.end(), r.findings.begin(), r.findings.end());
@@ -89,6 +101,7 @@ int run_plan(const std::vector<std::string>& args) {
     statements = sr::diff_statements(plan, sr::LiveState{});
   }
 
+  failures.release();
   const std::string target =
       server ? server->settings.describe() + " (" + server->probe.version + ")" : "an empty server";
   if (format == "json") {

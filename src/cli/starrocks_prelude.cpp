@@ -77,13 +77,16 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
     }
     out.server = std::move(opened.session);
     caps = out.server->probe.capabilities;
-    if (apply && masking == "on" && !caps.masking_policies) {
+    // plan --dsn shows what apply would run against this server: the same refusal, the same
+    // capabilities (it showed masking policies apply refuses to create, and row access policies
+    // apply coarsens, when the server lacks them).
+    if (masking == "on" && !caps.masking_policies) {
       std::cerr << "error: " << (requested ? "--masking on" : "profile masking: on") << ", but "
                 << out.server->settings.describe()
                 << " does not implement masking policies (SHOW MASKING POLICIES failed)\n";
       return kExitInvalidInput;
     }
-    if (masking == "on") caps = {true, caps.row_access_policies || !apply};
+    if (masking == "on") caps = {true, caps.row_access_policies};
     if (masking == "off") caps = {};
   } else {
     caps = sr::compile_time_capabilities(masking);

@@ -26,8 +26,9 @@ struct StarRocksPrelude {
 
 /// Fills `out` and returns -1, or prints why not and returns the exit code. Dialect, masking,
 /// server and password file are the flags', else the profile's (resolve_starrocks_settings).
-/// `apply` needs a server (--dsn or the profile's dsn), refuses masking on against a server
-/// without masking policies, and words failures as "nothing was applied".
+/// `apply` needs a server (--dsn or the profile's dsn) and words failures as "nothing was
+/// applied". Both refuse masking on against a server without masking policies (plan --dsn
+/// shows what apply would run there).
 int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude& out);
 
 /// The options both commands take.

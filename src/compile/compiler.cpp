@@ -467,7 +467,13 @@ class ProfileCompiler {
         previous_->create_restricted == ps.create_restricted) {
       ps.unlisted = previous_->unlisted;
     } else {
-      ps.unlisted = unlisted_rules(grants_, s_.users.size(), restricted_);
+      // Trino checks one privilege, OWNERSHIP of the new name, for CREATE TABLE, VIEW and
+      // MATERIALIZED VIEW: withholding materialized views there withholds OWNERSHIP of unlisted
+      // names. StarRocks checks CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW separately:
+      // OWNERSHIP stays and the renderer withholds only CREATE MATERIALIZED VIEW from
+      // create_restricted (MODEL §2 restricts materialized views, nothing else).
+      const std::vector<bool> no_one(s_.users.size(), false);
+      ps.unlisted = unlisted_rules(grants_, s_.users.size(), p_.engine == Engine::Trino ? restricted_ : no_one);
     }
     memo_->create_restricted = ps.create_restricted;
     memo_->unlisted = ps.unlisted;

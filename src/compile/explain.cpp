@@ -335,6 +335,7 @@ nlohmann::json to_json(const Explanation& e) {
                         {"status", "ok"},
                         {"engine_user", p.engine_user},
                         {"may_create_tables_views_mvs", p.may_create},
+                        {"may_create_materialized_views", p.may_create},
                         {"refused", refusals},
                         {"access_policies", policies}});
   }
@@ -364,8 +365,10 @@ std::string to_text(const Explanation& e) {
       continue;
     }
     out << "\nProfile " << p.profile << " (engine user " << p.engine_user << "):\n";
-    if (!p.may_create)
+    if (!p.may_create && p.engine == Engine::Trino)
       out << "  may not create tables, views or materialized views (not cleared for every gated tag)\n";
+    if (!p.may_create && p.engine == Engine::StarRocks)
+      out << "  may not create materialized views (not cleared for every gated tag; tables and views as granted)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
       if (r.kind == "definer_view_owner" || r.kind == "view_read") {

@@ -79,6 +79,12 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
         if (!safe_profile_name(*name)) {
           e.error(e.path("name"),
                   "profile names use letters, digits, '_', '-' and '.', at most 64, and are used as directory names");
+        } else if (lowercase_identifier(*name) == "findings.json") {
+          // compile writes DIR/<profile>/ and DIR/findings.json side by side: the profile's directory
+          // would take the findings file's place (compared without case, for case-folding file systems).
+          e.error(e.path("name"), "profile name \"" + *name +
+                                      "\" collides with the findings file compile writes next to the profile "
+                                      "directories (DIR/findings.json); choose another name");
         } else if (!names.insert(*name).second) {
           e.error(e.path("name"), "duplicate profile \"" + *name + "\"");
         }
@@ -141,6 +147,10 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       p.user_map = read_name_map(e, "user_map", "user");
       p.withhold_writes = e.boolean("withhold_writes").value_or(true);
       p.restrict_materialized_views = e.boolean("restrict_materialized_views").value_or(true);
+      // Only StarRocks needs one policy per tagged column; on a Trino profile the key would
+      // look like a limit that is enforced and is not.
+      if (e.has("max_policies_per_tag") && p.engine != Engine::StarRocks)
+        e.error(e.path("max_policies_per_tag"), "only StarRocks profiles have max_policies_per_tag");
       if (auto limit = e.integer("max_policies_per_tag")) {
         if (*limit < 1 || *limit > 1000000) e.error(e.path("max_policies_per_tag"), "must be between 1 and 1000000");
         p.max_policies_per_tag = static_cast<int>(*limit);

@@ -154,7 +154,7 @@ TEST_CASE("two catalogs that reach one Trino catalog only through lowercasing ar
 TEST_CASE("other field checks", "[config]") {
   CHECK(config_errors("profiles: []\n") == Names{"profiles: must list at least one profile"});
   CHECK(config_errors("{}\n") == Names{"profiles: is required (a list)"});
-  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], max_policies_per_tag: 0}]\n") ==
+  CHECK(config_errors("profiles: [{name: p, engine: starrocks, catalogs: [a], max_policies_per_tag: 0}]\n") ==
         Names{"profiles[0].max_policies_per_tag: must be between 1 and 1000000"});
   CHECK(config_errors("profiles: [{name: p, engine: starrocks, catalogs: [a], rules_file: /tmp/x}]\n") ==
         Names{"profiles[0].rules_file: only Trino profiles write a rules file"});
@@ -390,4 +390,27 @@ TEST_CASE("durations are bounded, so that none wraps around an int", "[config][b
   CHECK(config_errors(head + "source: {file: s.yaml, timeout: 2147483648ms, backoff: 3000000s}\n") ==
         Names{"source.timeout: must be a duration of at least 100ms and at most 576h, e.g. 10s",
               "source.backoff: must be a duration of at most 576h, e.g. 500ms"});
+}
+
+TEST_CASE("max_policies_per_tag is a StarRocks key: refused on a Trino profile", "[config][bug]") {
+  // It was silently accepted on a Trino profile, which never counts policies: a limit that
+  // looks enforced and is not.
+  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], max_policies_per_tag: 10}]\n") ==
+        Names{"profiles[0].max_policies_per_tag: only StarRocks profiles have max_policies_per_tag"});
+  CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [a], max_policies_per_tag: 10}]\n")
+            .profiles[0]
+            .max_policies_per_tag == 10);
+}
+
+TEST_CASE("a profile named findings.json is refused: compile writes DIR/findings.json", "[config][bug]") {
+  // compile created DIR/findings.json/ for the profile, then failed to write the findings file
+  // over that directory (exit 3 after a partial write).
+  for (const char* name : {"findings.json", "Findings.JSON"}) {
+    INFO(name);
+    CHECK(config_errors(std::string("profiles: [{name: \"") + name + "\", engine: trino, catalogs: [a]}]\n") ==
+          Names{std::string("profiles[0].name: profile name \"") + name +
+                "\" collides with the findings file compile writes next to the profile directories "
+                "(DIR/findings.json); choose another name"});
+  }
+  CHECK(must_config("profiles: [{name: findings.json2, engine: trino, catalogs: [a]}]\n").profiles.size() == 1);
 }

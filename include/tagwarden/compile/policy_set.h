@@ -91,12 +91,15 @@ struct PolicySet {
   std::string profile;
   Engine engine = Engine::Trino;
   Timestamp generated_at;
-  std::vector<EngineUser> users;               ///< every snapshot user, snapshot order
-  std::vector<std::string> catalogs;           ///< engine catalog names, sorted
-  std::vector<ObjectPolicy> objects;           ///< visible objects, sorted by engine name
-  std::vector<UnlistedRule> unlisted;          ///< evaluation order
-  std::vector<std::string> gated_tags;         ///< engine-gated tags present on this profile
-  std::vector<std::size_t> create_restricted;  ///< users who may not create tables/views/MVs
+  std::vector<EngineUser> users;        ///< every snapshot user, snapshot order
+  std::vector<std::string> catalogs;    ///< engine catalog names, sorted
+  std::vector<ObjectPolicy> objects;    ///< visible objects, sorted by engine name
+  std::vector<UnlistedRule> unlisted;   ///< evaluation order
+  std::vector<std::string> gated_tags;  ///< engine-gated tags present on this profile
+  /// Users who may not create materialized views (MODEL §2). On Trino, where one OWNERSHIP of the
+  /// new name carries every CREATE, they also lose OWNERSHIP in `unlisted`; on StarRocks they keep
+  /// it (CREATE TABLE and CREATE VIEW) and only CREATE MATERIALIZED VIEW is withheld.
+  std::vector<std::size_t> create_restricted;
 
   /// The privileges a user has on an unlisted name: first matching UnlistedRule.
   PrivilegeSet unlisted_access(std::size_t user, const QualifiedName& engine_name) const;

@@ -32,9 +32,9 @@ std::set<std::string> engine_privileges(PrivilegeSet p, Securable::Kind kind) {
   return out;
 }
 
-std::vector<std::string> creation_privileges(Dialect d) {
-  if (d == Dialect::MySQL) return {"CREATE", "CREATE VIEW"};
-  return {"CREATE TABLE", "CREATE VIEW", "CREATE MATERIALIZED VIEW"};
+std::vector<CreationPrivilege> creation_privileges(Dialect d) {
+  if (d == Dialect::MySQL) return {{"CREATE", false}, {"CREATE VIEW", false}};  // MySQL has no materialized views
+  return {{"CREATE TABLE", false}, {"CREATE VIEW", false}, {"CREATE MATERIALIZED VIEW", true}};
 }
 
 }  // namespace tw::starrocks

@@ -17,7 +17,13 @@ Securable object_securable(const ObjectPolicy& op, Dialect d);
 /// The engine privileges that carry a PolicySet privilege set on one object.
 std::set<std::string> engine_privileges(PrivilegeSet p, Securable::Kind kind);
 
+/// A privilege on a database that lets a user create objects in it.
+struct CreationPrivilege {
+  std::string name;
+  bool materialized_view = false;  ///< creates materialized views: withheld from create_restricted
+};
+
 /// The privileges on a database that let a user create tables, views and materialized views in it.
-std::vector<std::string> creation_privileges(Dialect d);
+std::vector<CreationPrivilege> creation_privileges(Dialect d);
 
 }  // namespace tw::starrocks

@@ -123,8 +123,10 @@ class Renderer {
     }
   }
 
-  // Unlisted names: OWNERSHIP of the names a database may hold means the
-  // right to create tables, views and materialized views in it.
+  // Unlisted names: OWNERSHIP of the names a database may hold means the right to create tables,
+  // views and materialized views in it. StarRocks checks each kind separately, so users in
+  // create_restricted (not cleared for every gated tag, MODEL §2) lose CREATE MATERIALIZED VIEW
+  // only: the compiler kept their OWNERSHIP of unlisted names on StarRocks for that reason.
   void creation() {
     std::map<std::string, std::set<std::string>> databases;
     for (const auto& op : ps_.objects) databases[op.engine_name.catalog].insert(op.engine_name.schema);
@@ -132,7 +134,12 @@ class Renderer {
       if (rule.pattern.schema != "*") databases[rule.pattern.catalog].insert(rule.pattern.schema);
     }
     const std::set<std::size_t> restricted(ps_.create_restricted.begin(), ps_.create_restricted.end());
-    std::map<const UnlistedRule*, std::optional<std::size_t>> creators;  // rule -> interned users
+    struct Creators {
+      std::optional<std::size_t> any;                 // interned users who may create tables and views
+      std::optional<std::size_t> materialized_views;  // those of them who may create materialized views
+    };
+    std::map<const UnlistedRule*, Creators> creators;
+    const std::vector<CreationPrivilege> privileges = creation_privileges(d_);
     for (const auto& [catalog, dbs] : databases) {
       for (const auto& db : dbs) {
         const UnlistedRule* rule = nullptr;
@@ -145,16 +152,26 @@ class Renderer {
         if (!rule) continue;
         auto [it, inserted] = creators.try_emplace(rule);
         if (inserted) {
-          List users;
+          List owners, unrestricted;
           for (const auto& [u, privs] : rule->access) {
-            if (privs.has(Privilege::Ownership) && !restricted.count(u)) users.push_back(u);
+            if (!privs.has(Privilege::Ownership)) continue;
+            owners.push_back(u);
+            if (!restricted.count(u)) unrestricted.push_back(u);
           }
-          std::sort(users.begin(), users.end());
-          if (!users.empty()) it->second = users_.intern(std::make_shared<const List>(std::move(users)));
+          std::sort(owners.begin(), owners.end());
+          std::sort(unrestricted.begin(), unrestricted.end());
+          auto intern = [&](List users) -> std::optional<std::size_t> {
+            if (users.empty()) return std::nullopt;
+            return users_.intern(std::make_shared<const List>(std::move(users)));
+          };
+          it->second = {intern(std::move(owners)), intern(std::move(unrestricted))};
         }
-        if (!it->second) continue;
         const Securable on{Securable::Kind::Database, catalog, db, ""};
-        for (const auto& pr : creation_privileges(d_)) items_[{on, pr}] = *it->second;
+        for (const auto& pr : privileges) {
+          const std::optional<std::size_t>& users =
+              pr.materialized_view ? it->second.materialized_views : it->second.any;
+          if (users) items_[{on, pr.name}] = *users;
+        }
       }
     }
   }

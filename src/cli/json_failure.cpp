@@ -1,0 +1,38 @@
+#include "json_failure.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace tw::cli {
+
+StderrCapture::StderrCapture(bool active) {
+  if (active) real_ = std::cerr.rdbuf(text_.rdbuf());
+}
+
+StderrCapture::~StderrCapture() { release(); }
+
+std::string StderrCapture::release() {
+  if (!real_) return {};
+  std::cerr.rdbuf(real_);
+  real_ = nullptr;
+  const std::string text = text_.str();
+  std::cerr << text;
+  return text;
+}
+
+int print_json_failure(const std::string& profile, int exit_code, const std::string& stderr_text) {
+  nlohmann::json errors = nlohmann::json::array();
+  std::istringstream lines(stderr_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto start = line.find_first_not_of(' ');
+    if (start == std::string::npos) continue;
+    line.erase(0, start);
+    if (line.rfind("error: ", 0) == 0) line.erase(0, 7);
+    errors.push_back(line);
+  }
+  const nlohmann::json doc = {{"profile", profile}, {"ok", false}, {"exit_code", exit_code}, {"errors", errors}};
+  std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return exit_code;
+}
+
+}  // namespace tw::cli
