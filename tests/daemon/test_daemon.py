@@ -1437,10 +1437,8 @@ def corrupted_state_file_not_served(c: Ctx):
     eq(hashlib.sha256((base / meta["filename"]).read_bytes()).hexdigest(), meta["sha256"], "repaired state digest")
 
 
-@test
-def rules_file_is_deny_all_whenever_http_is(c: Ctx):
-    # A restart whose state is torn, tampered or absent serves deny-all over HTTP: the
-    # rules_file says the same, not whatever an earlier process left in it.
+def stopped_after_first_compile(c: Ctx):
+    """A daemon with a rules_file, run until its first compile and stopped: (daemon, rules_file, the rules served)."""
     d = c.daemon()
     rules_file = d.tmp / "out" / "rules.json"
     with_rules_file(d, rules_file)
@@ -1449,6 +1447,14 @@ def rules_file_is_deny_all_whenever_http_is(c: Ctx):
     good = d.rules().body
     eq(rules_file.read_bytes(), good, "rules_file after the first compile")
     eq(d.stop(), 0, "exit code")
+    return d, rules_file, good
+
+
+@test
+def rules_file_is_deny_all_whenever_http_is(c: Ctx):
+    # A restart whose state is torn, tampered or absent serves deny-all over HTTP: the
+    # rules_file says the same, not whatever an earlier process left in it.
+    d, rules_file, good = stopped_after_first_compile(c)
     base = d.state_dir / "profiles" / PROFILE
     meta = base / "meta.json"
     meta_text = meta.read_text()
@@ -1505,14 +1511,7 @@ def sighup_removed_profile_rules_file_is_deny_all(c: Ctx):
 def restored_rules_file_is_what_http_serves(c: Ctx):
     # A restart that restores the last good artifact serves it over HTTP before any compile:
     # the rules_file holds the same bytes, not a stale document an earlier process left there.
-    d = c.daemon()
-    rules_file = d.tmp / "out" / "rules.json"
-    with_rules_file(d, rules_file)
-    d.start()
-    d.wait_ready()
-    good = d.rules().body
-    eq(rules_file.read_bytes(), good, "rules_file after the first compile")
-    eq(d.stop(), 0, "exit code")
+    d, rules_file, good = stopped_after_first_compile(c)
     stale = b'{"catalogs": [{"allow": "all"}], "tables": [{"privileges": ["SELECT", "INSERT", "DELETE", "OWNERSHIP"]}]}\n'
     rules_file.write_bytes(stale)
     d.snapshot_path.write_text(INVALID_YAML)  # nothing can be compiled: the restored artifact stays served
