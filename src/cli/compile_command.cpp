@@ -107,12 +107,12 @@ int run_compile(const std::vector<std::string>& args) {
       if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
       const Artifact& a = *cp.artifact;
       const auto write_started = std::chrono::steady_clock::now();
-      write_file_atomically(dir + "/" + a.filename, a.bytes);
-      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, a.bytes);
+      write_file_atomically(dir + "/" + a.filename, *a.bytes);
+      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, *a.bytes);
       profile_timings["write_ms"] = since(write_started);
       summary["artifact"] = dir + "/" + a.filename;
       summary["rules"] = a.rules;
-      summary["bytes"] = a.bytes.size();
+      summary["bytes"] = a.bytes->size();
       summary["sha256"] = a.sha256;
       summary["status"] = "ok";
       summary["objects"] = ps.objects.size();

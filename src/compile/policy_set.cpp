@@ -25,3 +25,14 @@ PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& n
 }
 
 }  // namespace tw
+
+namespace tw {
+
+bool UnlistedRules::same_as(const UnlistedRules& other) const {
+  return rules_ == other.rules_ ||
+         std::equal(begin(), end(), other.begin(), other.end(), [](const UnlistedRule& x, const UnlistedRule& y) {
+           return x.pattern == y.pattern && x.access == y.access;
+         });
+}
+
+}  // namespace tw

@@ -225,7 +225,7 @@ http::Response Api::rules(const http::Exchange& ex, const std::string& profile) 
   if (etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)) {
     res = http::make_response(304, "");
   } else if (ready) {
-    res = http::make_response(200, published->artifact.bytes);
+    res = http::make_response(200, *published->artifact.bytes);
   } else {
     // Never a 404 or an empty document: Trino would fail every check, or allow everything.
     res = http::make_response(200, trino::deny_all_rules().text);

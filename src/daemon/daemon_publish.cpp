@@ -156,7 +156,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   pa->artifact = std::move(artifact);
   try {
     store_.save(profile.name, {pa->artifact, pa->version, pa->published_at, valid_until_text});
-    if (profile.rules_file) write_file_atomically(*profile.rules_file, pa->artifact.bytes);
+    if (profile.rules_file) write_file_atomically(*profile.rules_file, *pa->artifact.bytes);
   } catch (const std::exception& e) {
     // Not persisted = not published: a restart must never serve something older than what Trino saw.
     entry["status"] = "failed";
@@ -209,7 +209,7 @@ void Daemon::write_deny_all(const Profile& profile) { write_rules_file(profile, 
 void Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
   if (!profile.rules_file) return;
   try {
-    write_file_atomically(*profile.rules_file, artifact ? artifact->bytes : trino::deny_all_rules().text);
+    write_file_atomically(*profile.rules_file, artifact ? *artifact->bytes : trino::deny_all_rules().text);
   } catch (const std::exception& e) {
     log::error("rules_file_failed", {{"profile", profile.name}, {"error", e.what()}});
   }

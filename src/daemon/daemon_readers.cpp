@@ -62,7 +62,7 @@ nlohmann::json Daemon::status() const {
     }
     if (auto it = map->find(p.name); it != map->end()) {
       j["artifact"] = {{"sha256", it->second->artifact.sha256},    {"version", it->second->version},
-                       {"rules", it->second->artifact.rules},      {"bytes", it->second->artifact.bytes.size()},
+                       {"rules", it->second->artifact.rules},      {"bytes", it->second->artifact.bytes->size()},
                        {"published_at", it->second->published_at}, {"restored_from_state", it->second->restored}};
       j["ready"] = true;
     } else {
@@ -157,12 +157,12 @@ std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) cons
     }
     const Baseline& b = baselines[p.name];
     const std::string before =
-        b.served ? b.served->artifact.bytes : (p.engine == Engine::Trino ? trino::deny_all_rules().text : "");
+        b.served ? *b.served->artifact.bytes : (p.engine == Engine::Trino ? trino::deny_all_rules().text : "");
     // With an artifact served whose policy is unknown, who gains and loses access cannot be
     // said: reporting it against nothing would list every access as gained.
     const bool known = !b.served || b.policy;
     nlohmann::json d =
-        diff_policy(b.policy.get(), before, *build.compile.policy_set, build.artifact->bytes, 500, known);
+        diff_policy(b.policy.get(), before, *build.compile.policy_set, *build.artifact->bytes, 500, known);
     if (!b.served) {
       d["baseline"] = {{"served", "deny-all"}};
     } else if (known) {

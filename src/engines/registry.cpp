@@ -42,16 +42,26 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
   switch (ps.engine) {
     case Engine::Trino: {
       auto rules = trino::render_rules(ps, trino_cache);
-      Artifact a{"rules.json", "application/json", std::move(rules.text), rules.table_rules, {}, {}};
-      a.sha256 = sha256_hex(a.bytes);
+      Artifact a{"rules.json",
+                 "application/json",
+                 std::make_shared<const std::string>(std::move(rules.text)),
+                 rules.table_rules,
+                 {},
+                 {}};
+      a.sha256 = sha256_hex(*a.bytes);
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {
       auto plan =
           starrocks::render_artifact(ps, profile ? std::string_view(profile->masking) : "auto", starrocks_cache);
       if (!plan.error.empty()) return {std::nullopt, plan.error};
-      Artifact a{"plan.sql", "application/sql", std::move(plan.text), plan.statements, {}, std::move(plan.findings)};
-      a.sha256 = sha256_hex(a.bytes);
+      Artifact a{"plan.sql",
+                 "application/sql",
+                 std::make_shared<const std::string>(std::move(plan.text)),
+                 plan.statements,
+                 {},
+                 std::move(plan.findings)};
+      a.sha256 = sha256_hex(*a.bytes);
       return {std::move(a), {}};
     }
   }

@@ -29,10 +29,10 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
     s.published_at = meta.at("published_at").get<std::string>();
     if (meta.contains("valid_until")) s.valid_until = meta.at("valid_until").get<std::string>();
     if (s.artifact.filename.find('/') != std::string::npos) return refuse("meta.json names a file outside the folder");
-    s.artifact.bytes = read_file((base / s.artifact.filename).string());
+    s.artifact.bytes = std::make_shared<const std::string>(read_file((base / s.artifact.filename).string()));
     // A torn or tampered state file must never be served.
-    if (s.artifact.bytes.empty()) return refuse("the stored artifact is empty");
-    if (sha256_hex(s.artifact.bytes) != s.artifact.sha256)
+    if (s.artifact.bytes->empty()) return refuse("the stored artifact is empty");
+    if (sha256_hex(*s.artifact.bytes) != s.artifact.sha256)
       return refuse("the stored artifact does not match its digest (torn write or tampering)");
     return s;
   } catch (const std::exception& e) {
@@ -42,7 +42,7 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
 
 void StateStore::save(const std::string& profile, const StoredArtifact& s) const {
   const auto base = std::filesystem::path(dir_) / "profiles" / profile;
-  write_file_atomically((base / s.artifact.filename).string(), s.artifact.bytes);
+  write_file_atomically((base / s.artifact.filename).string(), *s.artifact.bytes);
   save_meta(profile, s);
 }
 

@@ -124,7 +124,7 @@ TEST_CASE("a reconcile pass that throws keeps the last good artifacts served and
   REQUIRE(served);
   CHECK(served->artifact.sha256 != good_sha);  // the PII gate on email is now in force
   CHECK(served->version == good_version + 1);
-  CHECK_THAT(served->artifact.bytes, Catch::Contains("email"));
+  CHECK_THAT(*served->artifact.bytes, Catch::Contains("email"));
 
   daemon.stop();
   loop.join();
@@ -294,7 +294,7 @@ TEST_CASE("a profile that cannot compile is withdrawn once the role expiry its l
   CHECK(reconcile(daemon).ok());
   REQUIRE(daemon.published("trino_main"));
   CHECK(daemon.ready());
-  CHECK(tw::read_file((dir / "rules.json").string()) == daemon.published("trino_main")->artifact.bytes);
+  CHECK(tw::read_file((dir / "rules.json").string()) == *daemon.published("trino_main")->artifact.bytes);
 
   daemon.stop();
   loop.join();

@@ -222,15 +222,15 @@ TEST_CASE("starrocks policies: compile reports the coarsening as a finding, expl
     REQUIRE(b.artifact);
     CHECK(std::any_of(b.compile.findings.begin(), b.compile.findings.end(),
                       [](const tw::Finding& f) { return f.code == "starrocks_policy_coarsened"; }));
-    CHECK(b.artifact->bytes.find("ADD ROW ACCESS POLICY") == std::string::npos);
+    CHECK(b.artifact->bytes->find("ADD ROW ACCESS POLICY") == std::string::npos);
   }
   SECTION("build_profile: masking on renders policies, no coarsening") {
     tw::ProfileBuild b = tw::build_profile(*m, sr_profile("on"));
     REQUIRE(b.artifact);
     CHECK(std::none_of(b.compile.findings.begin(), b.compile.findings.end(),
                        [](const tw::Finding& f) { return f.code == "starrocks_policy_coarsened"; }));
-    CHECK(b.artifact->bytes.find("ADD ROW ACCESS POLICY") != std::string::npos);
-    CHECK(b.artifact->bytes.find("CREATE MASKING POLICY") != std::string::npos);
+    CHECK(b.artifact->bytes->find("ADD ROW ACCESS POLICY") != std::string::npos);
+    CHECK(b.artifact->bytes->find("CREATE MASKING POLICY") != std::string::npos);
   }
   SECTION("explain --user bob on a StarRocks profile") {
     const auto ps = compile_ok(*m, sr_profile());

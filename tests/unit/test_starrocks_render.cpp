@@ -138,7 +138,7 @@ TEST_CASE("starrocks demo: golden plans for an empty server") {
     CHECK(r.artifact->filename == "plan.sql");
     const Plan plan = plan_ok(ps);
     CHECK(r.artifact->rules == diff_statements(plan, LiveState{}).size());
-    CHECK(r.artifact->bytes.find("warning: default_catalog.finance.customers has gated column iban") !=
+    CHECK(r.artifact->bytes->find("warning: default_catalog.finance.customers has gated column iban") !=
           std::string::npos);
   }
 }

@@ -26,7 +26,7 @@ struct CompileMemo {
   std::vector<std::vector<std::pair<std::string, std::vector<std::string>>>> unsatisfiable;
   /// Rules for unlisted names: they read the context and who may not create, nothing else.
   std::vector<std::size_t> create_restricted;
-  std::vector<UnlistedRule> unlisted;
+  UnlistedRules unlisted;
 };
 
 }  // namespace tw

@@ -28,7 +28,8 @@ class EngineRenderCache {
 struct Artifact {
   std::string filename;      ///< e.g. rules.json
   std::string content_type;  ///< e.g. application/json
-  std::string bytes;
+  /// Shared, never changed once made: a reused or published artifact is not copied (44 MB at M).
+  std::shared_ptr<const std::string> bytes = std::make_shared<const std::string>();
   std::size_t rules = 0;          ///< rules or statements, for summaries and metrics
   std::string sha256;             ///< hex of bytes
   std::vector<Finding> findings;  ///< what the translation to the engine adds (e.g. StarRocks coarsening)

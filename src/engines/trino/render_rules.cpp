@@ -146,12 +146,6 @@ ObjectRules object_rules(const ObjectPolicy& op, BroadCoverage& coverage, UserPa
   return out;
 }
 
-bool same_unlisted(const std::vector<UnlistedRule>& a, const std::vector<UnlistedRule>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const UnlistedRule& x, const UnlistedRule& y) {
-    return x.pattern == y.pattern && x.access == y.access;
-  });
-}
-
 // Appends a key part that no other sequence of parts can imitate.
 void key_part(std::string& key, std::string_view part) {
   key += std::to_string(part.size());
@@ -345,7 +339,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   if (cache && cache->state && cache->state->users == users) previous = std::move(cache->state);
   State next;  // without a cache, only what this render needs of it
   const bool keep = cache != nullptr;
-  const bool same_objects = previous && same_unlisted(previous->unlisted, ps.unlisted);
+  const bool same_objects = previous && previous->unlisted.same_as(ps.unlisted);
 
   BroadCoverage coverage(ps);
   UserPatterns patterns(ps, previous.get(), keep ? &next : nullptr);
