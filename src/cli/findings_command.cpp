@@ -17,9 +17,10 @@ int run_findings(const std::vector<std::string>& args) {
   warning row_filter_unsatisfiable        a row filter no row satisfies for some users (they see none)
   info    materialized_view_restriction   users who may not create MVs (on Trino, nor tables/views)
   warning clearance_withholds_reads_only  withhold_writes: false: the uncleared keep their writes
-  warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino)
+  warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino; DEFINER views
+                                          and materialized views, which Trino reads as their owner)
   warning definer_view_owner_cannot_read  on Trino the owner cannot read the view's bases: refused to all
-  warning definer_view_without_owner      a gated DEFINER view names no owner
+  warning definer_view_without_owner      a gated DEFINER view or materialized view names no owner
   warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
   warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
   warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
