@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 
 namespace tw::cli {
@@ -32,7 +33,8 @@ and, only from `plan --dsn` / `apply` against a live StarRocks server:
   error   starrocks_foreign_mask          a column carries a masking policy tagwarden does not own
   warning starrocks_roles_not_activated   activate_all_roles_on_login is off on the server
 
-Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.
+Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input (with --output
+json also one JSON document on stdout: {"profile", "ok": false, "exit_code", "errors"}).
 
 Example:
   tagwarden findings --snapshot examples/demo/snapshot.yaml \
@@ -51,8 +53,15 @@ Example:
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
+  const bool json_output = format == "json";
+  StderrCapture refusals(json_output);
   auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
+  if (!inputs) {
+    const std::string text = refusals.release();
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
+                       : kExitInvalidInput;
+  }
+  refusals.release();
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;
   for (auto& cp : compile_all(*inputs)) {
