@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 #include "tagwarden/publish/atomic_file.h"
 
@@ -40,7 +41,9 @@ inputs.
 
 Exit codes: 0 every profile compiled; 1 at least one profile failed (the others
 were written); 2 invalid snapshot, config or arguments (nothing written);
-3 an output could not be written.
+3 an output could not be written. With --output json a refused input is one JSON
+document on stdout too: {"profile", "ok": false, "exit_code", "errors"} (the
+errors also go to stderr).
 
 Example:
   tagwarden compile --snapshot examples/demo/snapshot.yaml \
@@ -72,8 +75,15 @@ int run_compile(const std::vector<std::string>& args) {
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
+  const bool json_output = format == "json";
+  StderrCapture refusals(json_output);
   auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
+  if (!inputs) {
+    const std::string text = refusals.release();
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
+                       : kExitInvalidInput;
+  }
+  refusals.release();
   const bool timed = vm["timings"].as<bool>();
   nlohmann::json timings = {{"snapshot_ms", inputs->snapshot_ms}, {"model_ms", inputs->model_ms}};
 

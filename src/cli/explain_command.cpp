@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 #include "tagwarden/compile/explain.h"
 #include "tagwarden/engines/trino/rules.h"
@@ -27,7 +28,9 @@ of this snapshot is enforced from it"; "status": "failed" and "errors" in
 --output json), and the other profiles are still explained.
 
 Exit codes: 0 explained; 1 at least one profile failed to compile (the others
-were explained, as `compile` exits 1); 2 invalid input or unknown user.
+were explained, as `compile` exits 1); 2 invalid input or unknown user (with
+--output json also one JSON document on stdout: {"profile", "ok": false,
+"exit_code", "errors"}).
 
 Example:
   tagwarden explain --snapshot examples/demo/snapshot.yaml \
@@ -47,8 +50,15 @@ Example:
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
+  const bool json_output = format == "json";
+  StderrCapture refusals(json_output);
   auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
+  if (!inputs) {
+    const std::string text = refusals.release();
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
+                       : kExitInvalidInput;
+  }
+  refusals.release();
   const std::vector<CompiledProfile> compiled = compile_all(*inputs);
   std::vector<const ProfileCompile*> outcomes;
   int rc = kExitOk;
@@ -65,9 +75,10 @@ Example:
     } else {
       std::cout << to_text(e);
     }
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::invalid_argument& e) {  // an unknown --user
     std::cerr << "error: " << e.what() << "\n";
-    return kExitInvalidInput;
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, e.what())
+                       : kExitInvalidInput;
   }
   return rc;
 }

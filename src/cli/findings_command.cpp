@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "json_failure.h"
 #include "options.h"
 
 namespace tw::cli {
@@ -17,9 +18,10 @@ int run_findings(const std::vector<std::string>& args) {
   warning row_filter_unsatisfiable        a row filter no row satisfies for some users (they see none)
   info    materialized_view_restriction   users who may not create MVs (on Trino, nor tables/views)
   warning clearance_withholds_reads_only  withhold_writes: false: the uncleared keep their writes
-  warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino)
+  warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino; DEFINER views
+                                          and materialized views, which Trino reads as their owner)
   warning definer_view_owner_cannot_read  on Trino the owner cannot read the view's bases: refused to all
-  warning definer_view_without_owner      a gated DEFINER view names no owner
+  warning definer_view_without_owner      a gated DEFINER view or materialized view names no owner
   warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
   warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
   warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
@@ -31,7 +33,8 @@ and, only from `plan --dsn` / `apply` against a live StarRocks server:
   error   starrocks_foreign_mask          a column carries a masking policy tagwarden does not own
   warning starrocks_roles_not_activated   activate_all_roles_on_login is off on the server
 
-Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input.
+Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input (with --output
+json also one JSON document on stdout: {"profile", "ok": false, "exit_code", "errors"}).
 
 Example:
   tagwarden findings --snapshot examples/demo/snapshot.yaml \
@@ -50,8 +53,15 @@ Example:
     std::cerr << "error: --output must be text or json\n";
     return kExitInvalidInput;
   }
+  const bool json_output = format == "json";
+  StderrCapture refusals(json_output);
   auto inputs = load_inputs(vm);
-  if (!inputs) return kExitInvalidInput;
+  if (!inputs) {
+    const std::string text = refusals.release();
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
+                       : kExitInvalidInput;
+  }
+  refusals.release();
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;
   for (auto& cp : compile_all(*inputs)) {

@@ -20,7 +20,7 @@ std::string StderrCapture::release() {
   return text;
 }
 
-int print_json_failure(const std::string& profile, int exit_code, const std::string& stderr_text) {
+int print_json_failure(const std::optional<std::string>& profile, int exit_code, const std::string& stderr_text) {
   nlohmann::json errors = nlohmann::json::array();
   std::istringstream lines(stderr_text);
   for (std::string line; std::getline(lines, line);) {
@@ -30,7 +30,10 @@ int print_json_failure(const std::string& profile, int exit_code, const std::str
     if (line.rfind("error: ", 0) == 0) line.erase(0, 7);
     errors.push_back(line);
   }
-  const nlohmann::json doc = {{"profile", profile}, {"ok", false}, {"exit_code", exit_code}, {"errors", errors}};
+  const nlohmann::json doc = {{"profile", profile ? nlohmann::json(*profile) : nlohmann::json(nullptr)},
+                              {"ok", false},
+                              {"exit_code", exit_code},
+                              {"errors", errors}};
   std::cout << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return exit_code;
 }

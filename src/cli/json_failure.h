@@ -1,10 +1,12 @@
 #pragma once
-// `plan` and `apply` with --output json answer one JSON document on stdout even
-// when they fail before (or instead of) running: a script parsing stdout gets
+// Every command with --output json answers one JSON document on stdout even when
+// it fails before (or instead of) running: a script parsing stdout gets
 // {"profile", "ok": false, "exit_code", "errors"} rather than nothing. The
 // errors are the lines the command wrote to stderr, which still reach stderr.
+// `profile` is null for compile, findings and explain run without --profile.
 
 #include <iosfwd>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -27,6 +29,6 @@ class StderrCapture {
 };
 
 /// Prints the failure document for `profile` on stdout and returns `exit_code`.
-int print_json_failure(const std::string& profile, int exit_code, const std::string& stderr_text);
+int print_json_failure(const std::optional<std::string>& profile, int exit_code, const std::string& stderr_text);
 
 }  // namespace tw::cli

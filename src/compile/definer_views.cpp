@@ -2,13 +2,22 @@
 
 namespace tw {
 
+bool reads_bases_as_owner(const Object& o) {
+  return o.kind == ObjectKind::MaterializedView ||
+         (o.kind == ObjectKind::View && o.view_security != ViewSecurity::Invoker);
+}
+
+const char* owner_read_kind(const Object& o) {
+  return o.kind == ObjectKind::MaterializedView ? "materialized view" : "DEFINER view";
+}
+
 DefinerViews::DefinerViews(const Model& model, const PolicySet& ps) : m_(model) {
   for (const auto& op : ps.objects) by_object_[op.object] = &op;
 }
 
 std::optional<DefinerViewOwnerReach> DefinerViews::owner_reach(const ObjectPolicy& view) const {
   const Object& o = m_.snapshot->objects[view.object];
-  if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer || !o.owner) return std::nullopt;
+  if (!reads_bases_as_owner(o) || !o.owner) return std::nullopt;
   const auto owner = m_.user_index.find(*o.owner);
   if (owner == m_.user_index.end()) return std::nullopt;
   DefinerViewOwnerReach reach;

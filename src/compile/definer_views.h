@@ -1,7 +1,8 @@
 #pragma once
-// Trino reads a DEFINER view's bases as its owner, whoever queries it: what the owner may not
-// read of a base, nobody reads through the view, the cleared included. Judged once here on the
-// compiled decisions (gates, deny policies, missing grants), for the findings and for explain.
+// Trino reads a DEFINER view's bases as its owner, whoever queries it, and a materialized view's
+// too (analyzeView runs both as their owner; a materialized view has no SECURITY INVOKER): what
+// the owner may not read of a base, nobody reads through the view, the cleared included. Judged
+// once here on the compiled decisions (gates, deny policies, missing grants), for the findings.
 
 #include <map>
 #include <optional>
@@ -21,11 +22,18 @@ struct DefinerViewOwnerReach {
   bool blocked() const { return !unreadable.empty() || !partly.empty(); }
 };
 
+/// A listed object Trino reads as its owner: a DEFINER view or a materialized view.
+bool reads_bases_as_owner(const Object& o);
+
+/// How the findings name such an object: "DEFINER view" or "materialized view".
+const char* owner_read_kind(const Object& o);
+
 class DefinerViews {
  public:
   DefinerViews(const Model& model, const PolicySet& ps);
-  /// The owner's reach over the bases in the profile, for a listed DEFINER view with a known
-  /// owner; nullopt for any other object (bases outside the profile are not reached here).
+  /// The owner's reach over the bases in the profile, for a listed DEFINER view or materialized
+  /// view with a known owner; nullopt for any other object (bases outside the profile are not
+  /// reached here).
   std::optional<DefinerViewOwnerReach> owner_reach(const ObjectPolicy& view) const;
 
  private:

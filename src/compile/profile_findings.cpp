@@ -97,18 +97,21 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                    profile.name, names});
   }
   if (profile.engine != Engine::Trino) return out;
-  // On Trino a DEFINER view reads its bases as its owner: what the owner may not read of a base,
-  // nobody reads through the view. Judged on the compiled decisions, so gates, deny policies and
-  // missing grants are all seen.
+  // On Trino a DEFINER view reads its bases as its owner, and so does a materialized view: what
+  // the owner may not read of a base, nobody reads through the view. Judged on the compiled
+  // decisions, so gates, deny policies and missing grants are all seen.
   const DefinerViews definer_views(model, ps);
   for (const auto& op : ps.objects) {
     const Object& o = snapshot.objects[op.object];
-    if (o.kind != ObjectKind::View || o.view_security != ViewSecurity::Definer) continue;
+    if (!reads_bases_as_owner(o)) continue;
+    const std::string what = owner_read_kind(o) + (" " + o.name.str());
+    // A materialized view has no SECURITY INVOKER to fall back on.
+    const std::string or_invoker = o.kind == ObjectKind::MaterializedView ? "" : " or make the view SECURITY INVOKER";
     if (!o.owner) {
       if (op.object_gates.empty()) continue;
       out.push_back({Severity::Warning,
                      "definer_view_without_owner",
-                     "DEFINER view " + o.name.str() + " carries gated tags (" + join_words(op.object_gates) +
+                     what + " carries gated tags (" + join_words(op.object_gates) +
                          ") but the snapshot names no owner: tagwarden cannot tell whether Trino will "
                          "refuse it to everybody",
                      profile.name,
@@ -151,18 +154,16 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
       // MODEL §2 names this one: the owner is not cleared for the view's tags.
       out.push_back({Severity::Warning,
                      "definer_view_owner_not_cleared",
-                     "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ", who is not cleared for " +
-                         join_words(missing) + ": " + consequence +
-                         "; give the owner the role directly or make the view SECURITY INVOKER",
+                     what + " is owned by " + *o.owner + ", who is not cleared for " + join_words(missing) + ": " +
+                         consequence + "; give the owner the role directly" + or_invoker,
                      profile.name,
                      {o.name.str(), *o.owner}});
     } else if (!effect.empty()) {
       out.push_back({Severity::Warning,
                      "definer_view_owner_cannot_read",
-                     "DEFINER view " + o.name.str() + " is owned by " + *o.owner + ": " + effect + " (" +
-                         join_words(causes) +
-                         "); grant the owner what the view reads, exempt the owner, or make the view SECURITY "
-                         "INVOKER",
+                     what + " is owned by " + *o.owner + ": " + effect + " (" + join_words(causes) +
+                         "); grant the owner what the view reads" +
+                         (or_invoker.empty() ? " or exempt the owner" : ", exempt the owner," + or_invoker),
                      profile.name,
                      {o.name.str(), *o.owner}});
     }

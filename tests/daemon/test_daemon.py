@@ -1583,6 +1583,40 @@ def compile_timings_stay_out_of_findings(c: Ctx):
            .replace(str(c.tmp / "plain").encode(), str(c.tmp / out).encode()), f"findings.json with --timings ({out})")
 
 
+
+@test
+def json_output_failure_is_one_document(c: Ctx):
+    # A script reading `--output json` from stdout gets one JSON document even when the input is
+    # refused, as `plan` and `apply` answer: {"profile", "ok": false, "exit_code", "errors"}, the
+    # errors with their entry paths (they still reach stderr). compile, findings and explain used
+    # to leave stdout empty on exit 2.
+    bad = c.tmp / "bad.yaml"
+    bad.write_text((ROOT / "examples" / "demo" / "snapshot.yaml").read_text()
+                   .replace("tags: [Confidential]", "tags: [Confidentail]", 1) + "colour: red\n")
+    config = str(ROOT / "examples" / "demo" / "profiles.yaml")
+    common = ["--snapshot", str(bad), "--config", config, "--output", "json"]
+    for command, extra in (("compile", ["--out", str(c.tmp / "out")]), ("findings", []),
+                           ("explain", ["--user", "farid.haddad"])):
+        r = subprocess.run([str(BIN), command] + common + extra, capture_output=True, text=True)
+        eq(r.returncode, 2, f"{command} --output json on an invalid snapshot")
+        try:
+            doc = json.loads(r.stdout)
+        except ValueError:
+            check(False, f"{command} --output json: stdout is not one JSON document: {r.stdout!r}")
+            continue
+        eq((doc.get("ok"), doc.get("exit_code")), (False, 2), f"{command} failure document: {doc}")
+        errors = doc.get("errors") or []
+        check(any(e.endswith('objects[0].tags[0]: unknown classification "Confidentail"') for e in errors)
+              and any('colour: unknown key "colour"' in e for e in errors), f"{command} errors: {errors}")
+        check("objects[0].tags[0]" in r.stderr, f"{command}: the errors still reach stderr: {r.stderr!r}")
+    check(not (c.tmp / "out").exists(), "compile wrote nothing")
+    r = subprocess.run([str(BIN), "explain", "--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+                        "--config", config, "--output", "json", "--user", "nobody"], capture_output=True, text=True)
+    eq(r.returncode, 2, "explain --output json of an unknown user")
+    doc = json.loads(r.stdout or "null") or {}
+    eq((doc.get("ok"), doc.get("exit_code")), (False, 2), f"explain unknown user: {r.stdout!r}")
+    check(any('unknown user "nobody"' in e for e in doc.get("errors") or []), f"explain unknown user: {doc}")
+
 # ---------------------------------------------------------------------------------------------
 
 def run_tests(tests: list, label: str, argv: list[str], total_line: bool = True) -> int:

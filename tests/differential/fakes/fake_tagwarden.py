@@ -151,10 +151,11 @@ def main():
             findings.append({"severity": "warning",
                              "message": f"clearance on {c['name']} names only groups: not enforced in any engine"})
     for o in snap["objects"]:
-        if o["kind"] == "view" and o.get("view_security") != "invoker":
+        if o["kind"] != "table" and o.get("view_security") != "invoker":
             if [t for t in ref.g_obj(o) if not ref.cleared(o["owner"], t)]:
+                what = "materialized view" if o["kind"] == "materialized_view" else "DEFINER view"
                 findings.append({"severity": "warning", "message":
-                                 f"DEFINER view {o['name']} is owned by {o['owner']}, who is not cleared"})
+                                 f"{what} {o['name']} is owned by {o['owner']}, who is not cleared"})
     none = [c["name"] for c in snap["classifications"] if not c.get("clearance")]
     if none:
         findings.append({"severity": "info", "message":
