@@ -824,13 +824,15 @@ def sql_mask(m: dict) -> str:
     is_str = t == "varchar" or t.startswith("varchar(") or t.startswith("char")
     if m["mask"] == "null" or not is_str:
         return f"CAST(NULL AS {t})"
+    # A char(n) value is padded to n characters; masks read it without the padding.
+    val = f"CAST({col} AS varchar)" if t.startswith("char") else col
     if m["mask"] == "full":
         e = "'****'"
     elif m["mask"] == "partial":
         n = str(m["visible_chars"])
-        e = f"CASE WHEN length({col}) <= {n} THEN '****' ELSE concat('****', substr({col}, -{n})) END"
+        e = f"CASE WHEN length({val}) <= {n} THEN '****' ELSE concat('****', substr({val}, -{n})) END"
     else:
-        e = f"lower(to_hex(sha256(to_utf8({col}))))"
+        e = f"lower(to_hex(sha256(to_utf8({val}))))"
     if t != "varchar":
         e = f"CAST({e} AS {t})"
     return e

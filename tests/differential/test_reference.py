@@ -378,6 +378,14 @@ class PolicyTests(unittest.TestCase):
         self.assertEqual(masks["d"]["mask"], "hash")
         self.assertEqual(sql_mask(masks["d"]), "CAST(NULL AS date)")
 
+    def test_char_masks_read_the_value_without_padding(self):
+        # Trino pads char(n) to n characters: length() is n, the last characters are spaces.
+        m = {"column": "ch", "mask": "partial", "visible_chars": 8, "type": "char(10)"}
+        self.assertEqual(sql_mask(m), "CAST(CASE WHEN length(CAST(\"ch\" AS varchar)) <= 8 THEN '****' "
+                                      "ELSE concat('****', substr(CAST(\"ch\" AS varchar), -8)) END AS char(10))")
+        m = {"column": "ch", "mask": "hash", "type": "char(10)"}
+        self.assertEqual(sql_mask(m), "CAST(lower(to_hex(sha256(to_utf8(CAST(\"ch\" AS varchar))))) AS char(10))")
+
     def test_group_roles_do_not_exempt_and_deny(self):
         s = self.model([
             {"name": "m", "type": "column_mask", "mask": "full", "scope": {"object": "c.s.t"},

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <regex>
+#include <set>
 #include <stdexcept>
 
 #include "tagwarden/compile/access_policies.h"
@@ -237,7 +238,23 @@ std::string mask_type(std::string_view snapshot_type) {
   if (args.empty() && (base == "VARCHAR" || base == "STRING" || base == "TEXT" || base == "CHAR")) {
     return "VARCHAR(65533)";
   }
-  return base + args;
+  // A policy's signature must parse as a StarRocks type (StarRocks.g4 baseType / decimalType) and
+  // be the column's type. StarRocks spells timestamp DATETIME and real FLOAT (as the row filters'
+  // literals already do); TIMESTAMP(3) or REAL failed the CREATE POLICY statement and with it the
+  // apply. A type StarRocks has no name for renders to nothing: the column is coarsened instead.
+  if (base == "TIMESTAMP") return "DATETIME";
+  if (base == "REAL") return "FLOAT";
+  static const std::set<std::string, std::less<>> sized = {"TINYINT",  "SMALLINT", "INT",     "INTEGER",   "BIGINT",
+                                                           "LARGEINT", "CHAR",     "VARCHAR", "VARBINARY", "BINARY"};
+  static const std::set<std::string, std::less<>> decimal = {"DECIMAL",    "DECIMALV2", "DECIMAL32", "DECIMAL64",
+                                                             "DECIMAL128", "NUMERIC",   "NUMBER"};
+  static const std::set<std::string, std::less<>> plain = {"BOOLEAN",  "FLOAT", "DOUBLE", "DATE",
+                                                           "DATETIME", "TIME",  "STRING", "JSON"};
+  const bool two_args = args.find(',') != std::string::npos;
+  if (decimal.count(base) || (sized.count(base) && !two_args) || (plain.count(base) && args.empty())) {
+    return base + args;
+  }
+  return "";
 }
 
 namespace {

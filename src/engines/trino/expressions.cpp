@@ -126,6 +126,11 @@ std::string mask_expression(const ColumnMask& m) {
   const std::string type = trino_type(m.type);
   const std::string col = quote_identifier(m.column);
   if (m.kind == MaskKind::Null || !is_string(type)) return "CAST(NULL AS " + type + ")";
+  // Trino pads a char(n) value with spaces to n characters: length() of one is always n and its
+  // last characters are padding, so a partial mask read from the column itself showed a short
+  // value that must be fully masked ('abcd', 8 visible: '****cd    ', observed on 483). The
+  // value without its padding is the char cast to varchar; masks read that.
+  const std::string value = type.rfind("char", 0) == 0 ? "CAST(" + col + " AS varchar)" : col;
   std::string expr;
   switch (m.kind) {
     case MaskKind::Full:
@@ -133,12 +138,12 @@ std::string mask_expression(const ColumnMask& m) {
       break;
     case MaskKind::Partial: {
       const std::string n = std::to_string(m.visible_chars);
-      expr = "CASE WHEN length(" + col + ") <= " + n + " THEN '****' ELSE concat('****', substr(" + col + ", -" + n +
-             ")) END";
+      expr = "CASE WHEN length(" + value + ") <= " + n + " THEN '****' ELSE concat('****', substr(" + value + ", -" +
+             n + ")) END";
       break;
     }
     case MaskKind::Hash:
-      expr = "lower(to_hex(sha256(to_utf8(" + col + "))))";
+      expr = "lower(to_hex(sha256(to_utf8(" + value + "))))";
       break;
     case MaskKind::Null:
       break;
