@@ -48,7 +48,11 @@ differential_self_check() {
   python3 tests/differential/run_differential.py --models 5 --seed 7 --self-check \
     --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh"
 }
-reference_tests() { python3 -m unittest discover -s tests/differential -p 'test_*.py'; }
+reference_tests() {
+  # test_policy_scenarios.py judges the built binary with Trino's evaluator (58 scenarios of MODEL.md §4).
+  TAGWARDEN_BIN="$root/build/tagwarden" TRINO_ORACLE="$root/tests/trino-oracle/run.sh" \
+    python3 -m unittest discover -s tests/differential -p 'test_*.py'
+}
 daemon_tests() { TAGWARDEN_BIN="$root/build/tagwarden" python3 tests/daemon/test_daemon.py && TAGWARDEN_BIN="$root/build/tagwarden" python3 tests/daemon/test_http_hardening.py; }
 trino_e2e() { TAGWARDEN_BIN="$root/build/tagwarden" ./tests/daemon/trino_e2e_with_daemon.sh; }
 starrocks_mariadb() { ./tests/starrocks/run_mariadb.sh "$root/build"; }
