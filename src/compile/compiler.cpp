@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "filter_columns.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
 #include "policy_keys.h"
@@ -292,6 +293,7 @@ class ProfileCompiler {
         apply_policies(op, std::move(cls));
       }
     }
+    if (p_.engine == Engine::Trino) evaluate_filters_as_owner(op);
     if (!view_owners.empty()) mark_view_owners(op, view_owners);
     std::sort(op.classes.begin(), op.classes.end(), [](const AccessClass& a, const AccessClass& b) {
       return std::tie(a.access, a.granted, a.reasons, *a.users) < std::tie(b.access, b.granted, b.reasons, *b.users);
@@ -418,6 +420,29 @@ class ProfileCompiler {
       classes.push_back(std::move(granting));
     }
     op.classes = std::move(classes);
+  }
+
+  // Trino checks SELECT on the columns a row filter reads as the identity the filter runs as,
+  // the reader unless the rule names another: a reader refused such a column (a deny, or a
+  // column tag they are not cleared for) was refused the whole object. Their filter runs as
+  // the object's owner instead, who is checked by the same rules: an owner refused the column
+  // too leaves the object refused, as before. The reader still cannot select the column.
+  void evaluate_filters_as_owner(ObjectPolicy& op) {
+    const auto& owner = s_.objects[op.object].owner;
+    if (!owner) return;
+    const auto it = m_.user_index.find(*owner);
+    if (it == m_.user_index.end()) return;
+    for (auto& cls : op.classes) {
+      Access& a = cls.access;
+      if (a.row_filter.empty() || a.denied_columns.empty()) continue;
+      for (const auto& c : filter_columns(a.row_filter)) {
+        if (std::binary_search(a.denied_columns.begin(), a.denied_columns.end(), c)) {
+          a.filter_as = it->second;
+          cls.reasons.push_back("row filter evaluated as the owner " + *owner + ": it reads the refused column " + c);
+          break;
+        }
+      }
+    }
   }
 
   // Access policies depend on each user's attributes and roles: judge them once

@@ -44,6 +44,7 @@ nlohmann::json to_json(const PolicySet& ps) {
       if (!a.masks.empty()) d["masks"] = masks_json(a.masks);
       if (!a.row_filter.empty()) d["row_filter"] = nlohmann::json::parse(a.row_filter);
       if (a.grant_select) d["grant_select"] = true;
+      if (a.filter_as) d["filter_as"] = ps.users[*a.filter_as].engine_name;
       if (!cls->reasons.empty()) d["reasons"] = cls->reasons;
       decisions.push_back(std::move(d));
     }
@@ -55,6 +56,7 @@ nlohmann::json to_json(const PolicySet& ps) {
       if (!a.masks.empty()) cls["masks"] = masks_json(a.masks);
       if (!a.row_filter.empty()) cls["row_filter"] = nlohmann::json::parse(a.row_filter);
       if (a.grant_select) cls["grant_select"] = true;
+      if (a.filter_as) cls["filter_as"] = ps.users[*a.filter_as].engine_name;
       access.push_back(std::move(cls));
     }
     json column_gates = json::object();

@@ -43,6 +43,11 @@ struct Access {
   /// anyone else queries it, and asks for GRANT_SELECT there
   /// (checkCanCreateViewWithSelectFromColumns); only those owners get it.
   bool grant_select = false;
+  /// Trino: the row filter reads a column this principal is refused, and is evaluated as this
+  /// user (index into PolicySet::users: the object's owner). Trino checks SELECT on a filter's
+  /// columns as the identity it runs as; as the reader, that check refuses the whole object
+  /// (observed on 483), where MODEL §2 takes only the column.
+  std::optional<std::size_t> filter_as;
   auto operator<=>(const Access&) const = default;
 };
 

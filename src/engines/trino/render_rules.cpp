@@ -95,10 +95,11 @@ constexpr std::size_t kOpenEndedMinBytes = 1024;
 
 std::string rule_line(const json& rule) { return rule.dump(-1, ' ', false, json::error_handler_t::strict); }
 
-json class_rule(const Access& access) {
+json class_rule(const PolicySet& ps, const Access& access) {
   json rule = table_rule({}, {"", "*", "*"}, access.privileges, access.denied_columns, access.masks, access.row_filter,
                          access.grant_select);
   rule.erase("catalog");
+  if (access.filter_as) rule["filter_environment"] = {{"user", ps.users[*access.filter_as].engine_name}};
   return rule;
 }
 
@@ -106,7 +107,7 @@ json class_rule(const Access& access) {
 // of them. The largest group of users is left to the object's last rule, which names
 // nobody: users the snapshot does not know never get that far, because Trino checks
 // the catalog rules (open only to known users) before any table rule.
-ObjectRules object_rules(const ObjectPolicy& op, BroadCoverage& coverage, UserPatterns& patterns) {
+ObjectRules object_rules(const PolicySet& ps, const ObjectPolicy& op, BroadCoverage& coverage, UserPatterns& patterns) {
   ObjectRules out;
   if (coverage.covers(op)) {
     out.covered = true;
@@ -136,11 +137,11 @@ ObjectRules object_rules(const ObjectPolicy& op, BroadCoverage& coverage, UserPa
       last_access = &access;
       continue;
     }
-    add(class_rule(access), patterns.of(members));
+    add(class_rule(ps, access), patterns.of(members));
   }
   if (last_access) {
     if (LiteralPtr nobody = patterns.complement(everyone_with_access)) add({{"privileges", json::array()}}, nobody);
-    add(class_rule(*last_access), nullptr);
+    add(class_rule(ps, *last_access), nullptr);
     out.open_ended = true;
   }
   return out;
@@ -361,7 +362,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     }
     if (!reused) {
       reused.emplace();
-      reused->rules = object_rules(op, coverage, patterns);
+      reused->rules = object_rules(ps, op, coverage, patterns);
       if (keep) {
         for (const auto& cls : op.classes) reused->inputs.push_back({cls.users, cls.granted, cls.access});
       }

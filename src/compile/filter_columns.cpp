@@ -1,0 +1,27 @@
+#include "filter_columns.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tw {
+
+namespace {
+
+void collect(const nlohmann::json& node, std::set<std::string>& out) {
+  if (!node.is_object()) return;
+  for (const char* junction : {"and", "or"}) {
+    if (const auto it = node.find(junction); it != node.end() && it->is_array()) {
+      for (const auto& part : *it) collect(part, out);
+    }
+  }
+  if (const auto it = node.find("column"); it != node.end() && it->is_string()) out.insert(it->get<std::string>());
+}
+
+}  // namespace
+
+std::set<std::string> filter_columns(const std::string& canonical_filter) {
+  std::set<std::string> out;
+  collect(nlohmann::json::parse(canonical_filter), out);
+  return out;
+}
+
+}  // namespace tw
