@@ -242,6 +242,9 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
     for (const auto& mk : obj.effective.masks) obj.masks.push_back(enforced_mask(ps.engine, mk));
     if (auto it = renderers.find(ps.engine); it != renderers.end()) obj.expressions = it->second(obj.effective);
+    // Trino checks the filter's columns as this identity, not the reader's (docs/semantics.md).
+    if (obj.effective.filter_as && obj.expressions.is_object())
+      obj.expressions["trino_filter_runs_as"] = ps.users[*obj.effective.filter_as].engine_name;
     pe.policies.push_back(std::move(obj));
   }
   return pe;

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers.h"
+#include "tagwarden/compile/explain.h"
 #include "tagwarden/engines/registry.h"
+#include "tagwarden/engines/trino/rules.h"
 
 using namespace twtest;
 
@@ -98,6 +100,12 @@ TEST_CASE("a row filter reading a refused column runs as the object's owner on T
   const auto cleared_rule = rule_of(*r.artifact->bytes, "cleared_eu");
   REQUIRE(cleared_rule.is_object());
   CHECK_FALSE(cleared_rule.contains("filter_environment"));
+
+  // explain says whose identity Trino checks the filter's columns as.
+  const tw::Explanation e = tw::explain_user(*m, {ps}, "eu", {{tw::Engine::Trino, tw::trino::enforced_expressions}});
+  REQUIRE(e.profiles.size() == 1);
+  REQUIRE(e.profiles[0].policies.size() == 1);
+  CHECK(e.profiles[0].policies[0].expressions["trino_filter_runs_as"] == "etl_svc");
 }
 
 TEST_CASE("without an owner, a row filter reading a refused column keeps the reader's identity",
