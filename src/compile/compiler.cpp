@@ -6,12 +6,12 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "filter_columns.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
 #include "policy_keys.h"
 #include "profile_findings.h"
 #include "tagwarden/compile/access_policies.h"
+#include "tagwarden/compile/filter_columns.h"
 #include "tagwarden/util/text.h"
 #include "user_lists.h"
 #include "user_partitions.h"
@@ -435,7 +435,7 @@ class ProfileCompiler {
     for (auto& cls : op.classes) {
       Access& a = cls.access;
       if (a.row_filter.empty() || a.denied_columns.empty()) continue;
-      for (const auto& c : filter_columns(a.row_filter)) {
+      for (const auto& c : filter_columns(nlohmann::json::parse(a.row_filter))) {
         if (std::binary_search(a.denied_columns.begin(), a.denied_columns.end(), c)) {
           a.filter_as = it->second;
           cls.reasons.push_back("row filter evaluated as the owner " + *owner + ": it reads the refused column " + c);

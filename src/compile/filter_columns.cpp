@@ -1,6 +1,4 @@
-#include "filter_columns.h"
-
-#include <nlohmann/json.hpp>
+#include "tagwarden/compile/filter_columns.h"
 
 namespace tw {
 
@@ -9,8 +7,11 @@ namespace {
 void collect(const nlohmann::json& node, std::set<std::string>& out) {
   if (!node.is_object()) return;
   for (const char* junction : {"and", "or"}) {
-    if (const auto it = node.find(junction); it != node.end() && it->is_array()) {
-      for (const auto& part : *it) collect(part, out);
+    if (const auto it = node.find(junction); it != node.end()) {
+      if (it->is_array()) {
+        for (const auto& part : *it) collect(part, out);
+      }
+      return;
     }
   }
   if (const auto it = node.find("column"); it != node.end() && it->is_string()) out.insert(it->get<std::string>());
@@ -18,9 +19,9 @@ void collect(const nlohmann::json& node, std::set<std::string>& out) {
 
 }  // namespace
 
-std::set<std::string> filter_columns(const std::string& canonical_filter) {
+std::set<std::string> filter_columns(const nlohmann::json& condition) {
   std::set<std::string> out;
-  collect(nlohmann::json::parse(canonical_filter), out);
+  collect(condition, out);
   return out;
 }
 

@@ -24,10 +24,6 @@ PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& n
   return {};
 }
 
-}  // namespace tw
-
-namespace tw {
-
 bool UnlistedRules::same_as(const UnlistedRules& other) const {
   return rules_ == other.rules_ ||
          std::equal(begin(), end(), other.begin(), other.end(), [](const UnlistedRule& x, const UnlistedRule& y) {

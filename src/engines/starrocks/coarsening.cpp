@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tagwarden/compile/filter_columns.h"
 #include "tagwarden/engines/starrocks/sql.h"
 #include "tagwarden/util/text.h"
 
@@ -15,7 +16,7 @@ bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filt
   const auto cond = nlohmann::json::parse(canonical_filter, nullptr, false);
   if (cond.is_discarded()) return false;
   std::map<std::string, std::string> args;
-  for (const auto& c : sql::filter_columns(cond)) {
+  for (const auto& c : filter_columns(cond)) {
     auto it = std::find(op.columns.begin(), op.columns.end(), c);
     if (it == op.columns.end()) return false;
     const auto i = static_cast<std::size_t>(it - op.columns.begin());

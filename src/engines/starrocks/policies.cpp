@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "owned_names.h"
+#include "tagwarden/compile/filter_columns.h"
 #include "tagwarden/engines/starrocks/sql.h"
 
 namespace tw::starrocks {
@@ -96,7 +97,7 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
     }
     any = true;
     parsed.push_back(nlohmann::json::parse(cls->access.row_filter));
-    auto cols = sql::filter_columns(parsed.back());
+    auto cols = filter_columns(parsed.back());
     columns.insert(cols.begin(), cols.end());
   }
   if (!any) return;

@@ -351,17 +351,6 @@ std::optional<std::string> typed_literal(const nlohmann::json& c, const nlohmann
   return std::nullopt;
 }
 
-void collect_columns(const nlohmann::json& c, std::set<std::string>& out) {
-  if (!c.is_object()) return;
-  for (const char* junction : {"and", "or"}) {
-    if (c.contains(junction)) {
-      for (const auto& part : c[junction]) collect_columns(part, out);
-      return;
-    }
-  }
-  if (c.contains("column") && c["column"].is_string()) out.insert(c["column"].get<std::string>());
-}
-
 }  // namespace
 
 std::string mask_body(std::string_view argument, std::string_view type, const std::vector<std::string>& cleared,
@@ -393,12 +382,6 @@ std::string mask_expression(MaskKind kind, int visible_chars, std::string_view a
       break;
   }
   return "CAST(" + expr + " AS " + t + ")";
-}
-
-std::set<std::string> filter_columns(const nlohmann::json& condition) {
-  std::set<std::string> out;
-  collect_columns(condition, out);
-  return out;
 }
 
 std::optional<std::string> filter_expression(const nlohmann::json& c,

@@ -70,8 +70,6 @@ std::string mask_expression(MaskKind kind, int visible_chars, std::string_view a
 /// literal typed to its column and quoted. nullopt when a column has no argument (not renderable).
 std::optional<std::string> filter_expression(const nlohmann::json& condition,
                                              const std::map<std::string, std::string>& arguments);
-/// The columns a canonical condition reads, sorted.
-std::set<std::string> filter_columns(const nlohmann::json& condition);
 
 /// StarRocks only: row access policies.
 std::string create_row_policy(const RowPolicy& p);
