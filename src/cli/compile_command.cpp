@@ -5,7 +5,6 @@
 
 #include "commands.h"
 #include "common.h"
-#include "json_failure.h"
 #include "options.h"
 #include "tagwarden/publish/atomic_file.h"
 
@@ -76,14 +75,8 @@ int run_compile(const std::vector<std::string>& args) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
   const bool json_output = format == "json";
-  StderrCapture refusals(json_output);
-  auto inputs = load_inputs(vm);
-  if (!inputs) {
-    const std::string text = refusals.release();
-    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
-                       : kExitInvalidInput;
-  }
-  refusals.release();
+  auto inputs = load_inputs_or_report(vm, json_output);
+  if (!inputs) return kExitInvalidInput;
   const bool timed = vm["timings"].as<bool>();
   nlohmann::json timings = {{"snapshot_ms", inputs->snapshot_ms}, {"model_ms", inputs->model_ms}};
 

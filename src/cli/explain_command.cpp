@@ -51,14 +51,8 @@ Example:
     return kExitInvalidInput;
   }
   const bool json_output = format == "json";
-  StderrCapture refusals(json_output);
-  auto inputs = load_inputs(vm);
-  if (!inputs) {
-    const std::string text = refusals.release();
-    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
-                       : kExitInvalidInput;
-  }
-  refusals.release();
+  auto inputs = load_inputs_or_report(vm, json_output);
+  if (!inputs) return kExitInvalidInput;
   const std::vector<CompiledProfile> compiled = compile_all(*inputs);
   std::vector<const ProfileCompile*> outcomes;
   int rc = kExitOk;

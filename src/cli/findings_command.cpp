@@ -2,7 +2,6 @@
 
 #include "commands.h"
 #include "common.h"
-#include "json_failure.h"
 #include "options.h"
 
 namespace tw::cli {
@@ -54,14 +53,8 @@ Example:
     return kExitInvalidInput;
   }
   const bool json_output = format == "json";
-  StderrCapture refusals(json_output);
-  auto inputs = load_inputs(vm);
-  if (!inputs) {
-    const std::string text = refusals.release();
-    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
-                       : kExitInvalidInput;
-  }
-  refusals.release();
+  auto inputs = load_inputs_or_report(vm, json_output);
+  if (!inputs) return kExitInvalidInput;
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;
   for (auto& cp : compile_all(*inputs)) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "common.h"
+#include "json_failure.h"
 
 namespace tw::cli {
 
@@ -40,6 +41,16 @@ inline std::optional<std::string> optional_string(const po::variables_map& vm, c
 inline std::optional<Inputs> load_inputs(const po::variables_map& vm) {
   return load_inputs(vm["snapshot"].as<std::string>(), vm["config"].as<std::string>(), optional_string(vm, "now"),
                      optional_string(vm, "profile"));
+}
+
+/// load_inputs; with --output json a refused input is also the failure document on stdout
+/// (json_failure.h), as compile, findings and explain answer it.
+inline std::optional<Inputs> load_inputs_or_report(const po::variables_map& vm, bool json_output) {
+  StderrCapture refusals(json_output);
+  auto inputs = load_inputs(vm);
+  const std::string text = refusals.release();
+  if (!inputs && json_output) print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text);
+  return inputs;
 }
 
 }  // namespace tw::cli
