@@ -284,6 +284,10 @@ void Listener::release() {
 }
 
 Response make_response(unsigned status, std::string body, const std::string& content_type) {
+  return make_response(status, std::make_shared<const std::string>(std::move(body)), content_type);
+}
+
+Response make_response(unsigned status, std::shared_ptr<const std::string> body, const std::string& content_type) {
   Response res{static_cast<bhttp::status>(status), 11};
   res.set(bhttp::field::content_type, content_type);
   res.set(bhttp::field::cache_control, "no-store");

@@ -14,6 +14,8 @@
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 
+#include "shared_text_body.h"
+
 namespace tw::http {
 
 namespace asio = boost::asio;
@@ -21,7 +23,8 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 
 using Request = bhttp::request<bhttp::string_body>;
-using Response = bhttp::response<bhttp::string_body>;
+/// Responses share their body: a rules document is sent without being copied.
+using Response = bhttp::response<SharedTextBody>;
 using Respond = std::function<void(Response)>;
 
 struct Exchange {
@@ -78,5 +81,8 @@ class Listener : public std::enable_shared_from_this<Listener> {
 asio::ip::tcp::endpoint parse_endpoint(const std::string& host_port);
 
 Response make_response(unsigned status, std::string body, const std::string& content_type = "application/json");
+/// The same, sending text that stays shared with whoever else holds it (no copy).
+Response make_response(unsigned status, std::shared_ptr<const std::string> body,
+                       const std::string& content_type = "application/json");
 
 }  // namespace tw::http
