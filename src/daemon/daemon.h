@@ -106,6 +106,9 @@ class Daemon {
     bool server_withdrawal_pending = false;
     std::string server_withdrawal_error;  ///< why the last attempt failed
     std::string server_withdrawn_at;      ///< when the memberships were last withdrawn
+    /// The served artifact's bytes could not be stored after it was served: the state directory
+    /// holds its metadata over older bytes (a restart refuses them), until a publish stores them.
+    bool state_behind = false;
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
@@ -114,6 +117,8 @@ class Daemon {
   nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at,
                                 std::optional<Timestamp> valid_until);
   void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until);
+  /// After the artifact is served: its bytes into state_dir; a failure is recorded (state_behind).
+  void store_bytes(const Profile& profile, const StoredArtifact& stored, nlohmann::json& entry);
   /// After every pass, whatever it could compile: stops serving every artifact whose
   /// valid_until has passed (it was not replaced by a good compile, so it may grant an expired
   /// role assignment): deny-all is served instead and written to its rules_file. Then sets the

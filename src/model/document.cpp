@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fstream>
 #include <regex>
@@ -430,6 +431,9 @@ DocumentParse parse_document(std::string_view text) {
 
 std::string read_file(const std::string& path) {
   // Read straight into the string: a stringstream copies a large snapshot twice (5 % of a compile at M).
+  std::error_code ec;
+  // A directory opens, and its "size" would be allocated: say what it is instead.
+  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + " is a directory, not a file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::string out;

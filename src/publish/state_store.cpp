@@ -33,17 +33,18 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
     // A torn or tampered state file must never be served.
     if (s.artifact.bytes->empty()) return refuse("the stored artifact is empty");
     if (sha256_hex(*s.artifact.bytes) != s.artifact.sha256)
-      return refuse("the stored artifact does not match its digest (torn write or tampering)");
+      return refuse(
+          "the stored artifact does not match its digest (a publish stopped before its bytes were stored, a torn "
+          "write, or tampering)");
     return s;
   } catch (const std::exception& e) {
     return refuse(std::string("unreadable: ") + e.what());
   }
 }
 
-void StateStore::save(const std::string& profile, const StoredArtifact& s) const {
+void StateStore::save_bytes(const std::string& profile, const StoredArtifact& s) const {
   const auto base = std::filesystem::path(dir_) / "profiles" / profile;
   write_file_atomically((base / s.artifact.filename).string(), *s.artifact.bytes);
-  save_meta(profile, s);
 }
 
 void StateStore::save_meta(const std::string& profile, const StoredArtifact& s) const {

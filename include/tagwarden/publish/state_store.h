@@ -24,10 +24,13 @@ class StateStore {
   /// Nullopt when nothing was stored or the stored bytes do not match their digest; then
   /// `problem` (if given) says why, or stays empty when the profile has no state at all.
   std::optional<StoredArtifact> load(const std::string& profile, std::string* problem = nullptr) const;
-  /// Atomic: artifact first, then its metadata. Throws std::runtime_error on I/O failure.
-  void save(const std::string& profile, const StoredArtifact& stored) const;
-  /// Rewrites only the metadata of the artifact already stored (its bytes are not written).
+  /// The metadata (version, digest, validity), atomically. Written before the bytes it
+  /// describes: until they are stored, load() finds bytes that do not match the digest and
+  /// refuses them, so no restart serves an artifact older than the last one served.
+  /// Throws std::runtime_error on I/O failure.
   void save_meta(const std::string& profile, const StoredArtifact& stored) const;
+  /// The artifact's bytes, atomically, under the file name its metadata gives.
+  void save_bytes(const std::string& profile, const StoredArtifact& stored) const;
   const std::string& dir() const { return dir_; }
 
  private:
