@@ -379,6 +379,15 @@ def traceability_scenarios():
     # applies_to counts a role held through a group (ivan holds steward through gs): he is denied b.
     out[-1].visible("c.s.t", ["a", "b"], by_user((["a", "b"], {"ivan": ["a"]})))
 
+    # After clearances: a column refused by a clearance is not read at all, so it gets no mask; the
+    # cleared (steward held directly: bob) read it masked.
+    S("a column refused by a clearance gets no mask; the cleared read it masked",
+      [table("c.s.g", [{"name": "a", "type": "varchar", "tags": ["PII"]}, {"name": "b", "type": "varchar"}])],
+      [{"name": "m", "type": "column_mask", "mask": "full", "scope": {"tag": "PII"}}],
+      cls=[{"name": "PII", "clearance": [{"type": "role", "name": "steward"}]}])
+    out[-1].mask("c.s.g", "a", by_user((None, {"bob": FULL})))
+    out[-1].visible("c.s.g", ["a", "b"], by_user((["b"], {"bob": ["a", "b"]})))
+
     # A tag reaching only a column still filters the object: a row filter has no column scope.
     S("a tag-scoped row filter reaching only a column filters the whole object",
       [table("c.s.o", [{"name": "a", "type": "varchar", "tags": ["T1"]}, {"name": "b", "type": "varchar"}]),
