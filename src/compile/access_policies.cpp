@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "tagwarden/model/domain.h"
+#include "tagwarden/model/timestamp.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -28,6 +29,42 @@ bool holds(const Model& m, std::size_t user, const PrincipalSet& set, bool throu
     if (roles.count(r)) return true;
   }
   return false;
+}
+
+// For explain (seed 000: the simulator says which policies apply and why): how `user` holds each
+// role of a policy's applies_to or exempt. applies_to counts roles held directly or through a
+// group, exempt only roles held directly; neither counts an expired assignment.
+std::string role_status(const Model& m, std::size_t user, const std::string& role, bool through_groups) {
+  const User& u = m.user(user);
+  if (m.direct_roles[user].count(role)) return "role " + role + ": held directly";
+  std::string status = "role " + role + ": not held";
+  for (const auto& a : m.snapshot->role_assignments) {
+    if (a.role != role) continue;
+    const bool mine =
+        a.user ? *a.user == u.name : std::find(u.groups.begin(), u.groups.end(), *a.group) != u.groups.end();
+    if (!mine) continue;
+    if (a.expires_at && !(m.now < *a.expires_at)) {
+      if (a.user || status.ends_with(": not held"))
+        status = "role " + role + ": expired at " + format_timestamp(*a.expires_at) +
+                 (a.group ? " (through group " + *a.group + ")" : "");
+    } else if (a.group) {
+      return "role " + role + ": held through group " + *a.group +
+             (through_groups ? "" : ", and exempt counts only roles held directly");
+    }
+  }
+  return status;
+}
+
+// "(named in users; role analyst: held through group g1)": what of a principal set reaches `user`.
+std::string principal_status(const Model& m, std::size_t user, const PrincipalSet& set, bool through_groups) {
+  std::vector<std::string> parts;
+  if (std::find(set.users.begin(), set.users.end(), m.user(user).name) != set.users.end())
+    parts.push_back("named in users");
+  for (const auto& r : set.roles) parts.push_back(role_status(m, user, r, through_groups));
+  if (parts.empty()) parts.push_back("not named in users");
+  std::string out = " (";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+  return out + ")";
 }
 
 // Tags that a scope selects: one tag, or every tag at or above a level.
@@ -527,13 +564,19 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
     if (!d.whole_object && p.type == PolicyType::RowFilter) d.whole_object = true;  // a column carries the tag
     // Applies to: roles held directly or through a group count (more masking,
     // never less). Exempt: only roles held directly, as for clearances.
+    const std::string& name = m.user(user).name;
     if (!p.applies_to.empty() && !holds(m, user, p.applies_to, true)) {
-      d.reason = "not applied: " + m.user(user).name + " is not among its applies_to";
+      d.reason =
+          "not applied: " + name + " is not among its applies_to" + principal_status(m, user, p.applies_to, true);
     } else if (!p.exempt.empty() && holds(m, user, p.exempt, false)) {
-      d.reason = "not applied: " + m.user(user).name + " is exempt";
+      d.reason = "not applied: " + name + " is exempt" + principal_status(m, user, p.exempt, false);
     } else {
       d.applies = true;
-      d.reason = "applies through " + scope_text + (p.applies_to.empty() ? " to everyone" : "");
+      d.reason =
+          "applies through " + scope_text +
+          (p.applies_to.empty() ? " to everyone" : " to " + name + principal_status(m, user, p.applies_to, true));
+      // An exemption that does not reach them: say why (an expired or group-held role).
+      if (!p.exempt.empty()) d.reason += "; not exempt" + principal_status(m, user, p.exempt, false);
       if (p.type == PolicyType::RowFilter) {
         try {
           if (only_through_bases)

@@ -151,30 +151,6 @@ void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, P
   }
 }
 
-// How the engine enforces one effective mask. Both engines render hash, partial and full as string
-// expressions and a typed NULL on a column of any other type (docs/semantics.md); asked of the
-// renderers' own functions so explain cannot disagree with them.
-EnforcedMask enforced_mask(Engine engine, const ColumnMask& mk) {
-  EnforcedMask e{mk.column, mk.kind, mk.kind, mk.visible_chars, ""};
-  if (mk.kind == MaskKind::Null) return e;
-  std::string type, rendered;
-  if (engine == Engine::Trino) {
-    type = trino::trino_type(mk.type);
-    rendered = trino::mask_expression(mk);
-  } else {
-    type = starrocks::sql::mask_type(mk.type);
-    if (type.empty()) return e;  // no masking policy can carry it: coarsened, listed in the refusals
-    rendered = starrocks::sql::mask_expression(mk.kind, mk.visible_chars, "v", type);
-  }
-  if (rendered.rfind("CAST(NULL AS ", 0) != 0) return e;
-  e.enforced_kind = MaskKind::Null;
-  e.visible_chars = 0;
-  e.reason = std::string("a ") + to_string(mk.kind) + " mask cannot type-check against " + mk.column +
-             ", a non-string column (" + type + "): " + (engine == Engine::Trino ? "Trino" : "StarRocks") +
-             " applies a typed NULL, " + rendered;
-  return e;
-}
-
 // The user's clearances and notes: the part of an explanation no profile changes.
 Explanation explain_clearances(const Model& m, const std::string& name, std::size_t& user) {
   auto it = m.user_index.find(name);
@@ -251,6 +227,30 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
 }
 
 }  // namespace
+
+// How the engine enforces one effective mask. Both engines render hash, partial and full as string
+// expressions and a typed NULL on a column of any other type (docs/semantics.md); asked of the
+// renderers' own functions so explain cannot disagree with them.
+EnforcedMask enforced_mask(Engine engine, const ColumnMask& mk) {
+  EnforcedMask e{mk.column, mk.kind, mk.kind, mk.visible_chars, ""};
+  if (mk.kind == MaskKind::Null) return e;
+  std::string type, rendered;
+  if (engine == Engine::Trino) {
+    type = trino::trino_type(mk.type);
+    rendered = trino::mask_expression(mk);
+  } else {
+    type = starrocks::sql::mask_type(mk.type);
+    if (type.empty()) return e;  // no masking policy can carry it: coarsened, listed in the refusals
+    rendered = starrocks::sql::mask_expression(mk.kind, mk.visible_chars, "v", type);
+  }
+  if (rendered.rfind("CAST(NULL AS ", 0) != 0) return e;
+  e.enforced_kind = MaskKind::Null;
+  e.visible_chars = 0;
+  e.reason = std::string("a ") + to_string(mk.kind) + " mask cannot type-check against " + mk.column +
+             ", a non-string column (" + type + "): " + (engine == Engine::Trino ? "Trino" : "StarRocks") +
+             " applies a typed NULL, " + rendered;
+  return e;
+}
 
 Explanation explain_user(const Model& m, const std::vector<PolicySet>& policy_sets, const std::string& name,
                          const std::map<Engine, ExpressionRenderer>& renderers, const std::vector<Profile>& profiles) {

@@ -2,6 +2,8 @@
 
 #include "definer_views.h"
 
+#include "tagwarden/compile/explain.h"
+
 #include <algorithm>
 
 #include "tagwarden/util/text.h"
@@ -57,6 +59,43 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                        " users (a missing attribute, a wrong type, an unknown column or operator): they "
                        "see no rows; run explain for the reason",
                    profile.name, std::vector<std::string>(users.begin(), users.end())});
+  }
+  // Hash, partial and full masks are string expressions: on a column of another type both engines
+  // apply a typed NULL, the strictest mask (MODEL §4 says so of dates and times). Fail closed, but
+  // the author of a partial mask on a number should hear of it without running explain per user.
+  struct AsNull {
+    std::string type;
+    std::set<std::string> kinds;
+  };
+  std::map<std::string, AsNull> as_null;  // engine column name c.s.t.col -> its type and the masks' kinds
+  for (const auto& op : ps.objects) {
+    for (const auto& cls : op.classes) {
+      for (const auto& mk : cls.access.masks) {
+        if (enforced_mask(profile.engine, mk).enforced_kind == mk.kind) continue;
+        AsNull& a = as_null[op.engine_name.str() + "." + mk.column];
+        a.type = mk.type;
+        a.kinds.insert(to_string(mk.kind));
+      }
+    }
+  }
+  if (!as_null.empty()) {
+    std::vector<std::string> columns, listed;
+    for (const auto& [column, a] : as_null) {
+      columns.push_back(column);
+      listed.push_back(column + " (" + a.type +
+                       "): " + join_some(std::vector<std::string>(a.kinds.begin(), a.kinds.end())));
+    }
+    out.push_back({Severity::Info, "mask_enforced_as_null",
+                   std::to_string(as_null.size()) + " masked columns on profile " + profile.name +
+                       " are not strings, so their hash, partial or full masks are enforced as a typed NULL (the "
+                       "strictest mask): " +
+                       join_some(listed) +
+                       (profile.engine == Engine::StarRocks
+                            ? " (where the server has masking policies; without them those readers lose SELECT "
+                              "instead, starrocks_policy_coarsened)"
+                            : "") +
+                       "; run explain for who is masked",
+                   profile.name, columns});
   }
   // Seed 003: once a tag is gated the page warns "This clearance withholds reads only" (a user
   // without it can still overwrite a column they cannot read). With withhold_writes on, tagwarden

@@ -1145,6 +1145,33 @@ def validate_endpoint(c: Ctx):
 
 
 @test
+def validate_refuses_a_starrocks_profile_over_its_policy_limit(c: Ctx):
+    # MODEL §3: over max_policies_per_tag a StarRocks profile's recompile fails, naming the tag, the
+    # count and the limit, and any write validated against tagwarden that would recompile that
+    # profile is refused until the tag is narrowed back. The demo needs 2 policies for Confidential
+    # (invoices whole, and the view over it); tagging a column of invoices makes 3.
+    d = c.daemon(extra_profiles=SR_PROFILE + "    max_policies_per_tag: 2\n").start()
+    d.wait_ready()
+    etag = d.rules().headers["etag"]
+    old = "      - {name: amount, type: double}\n"
+    assert DEMO_SNAPSHOT.count(old) == 1, "the demo's invoices.amount column changed"
+    over = DEMO_SNAPSHOT.replace(old, "      - {name: amount, type: double, tags: [Confidential]}\n")
+    r = d.req("POST", "/v1/validate", over, token=TOKENS["validator"][1])
+    eq(r.status, 422, f"validate a snapshot over sr_main's limit {r.body[:300]!r}")
+    body = r.json()
+    eq(body["valid"], False, "valid")
+    by_name = {p["profile"]: p for p in body["profiles"]}
+    eq(by_name["sr_main"]["status"], "failed", "sr_main")
+    errors = by_name["sr_main"]["errors"]
+    check(len(errors) == 1 and "classification Confidential needs 3" in errors[0]
+          and "max_policies_per_tag = 2" in errors[0], f"sr_main errors {errors}")
+    eq(by_name[PROFILE]["status"], "ok", "the Trino profile is judged on its own")
+    # under the limit again: accepted
+    eq(d.req("POST", "/v1/validate", DEMO_SNAPSHOT, token=ADMIN).status, 200, "validate the demo")
+    eq(d.rules().headers["etag"], etag, "served ETag after validate")
+
+
+@test
 def validate_judges_unlisted_names_by_broad_rules(c: Ctx):
     # Served: the demo plus three listed bulk tables (t00000 Confidential, t00001 Internal,
     # t00002 Public). Proposed: the demo, where those names are unlisted and the broad grants

@@ -81,9 +81,13 @@ def by_user(expected, users=EVERYONE):
     return {u: exceptions.get(u, default) for u in users}
 
 
+TRINO_PROFILE = {"name": "tr", "engine": "trino", "catalogs": ["c"]}
+
+
 class Scenario:
-    def __init__(self, name, snap):
+    def __init__(self, name, snap, profile=None):
         self.name, self.snap, self.checks = name, snap, []
+        self.profile = profile or TRINO_PROFILE
 
     def mask(self, obj, column, expected, type_="varchar"):
         for user, sql in expected.items():
@@ -103,6 +107,20 @@ class Scenario:
     def visible(self, obj, columns, expected):
         for user, cols in expected.items():
             self.checks.append(({"op": "filter_columns", "columns": columns}, user, obj, {"columns": cols}))
+        return self
+
+    def allowed(self, obj, op, expected, **query):
+        """{user: allow} for one of the oracle's yes/no ops (insert, delete, ownership, update ...)."""
+        for user, allow in expected.items():
+            self.checks.append(({"op": op, **query}, user, obj, {"allow": allow}))
+        return self
+
+    def listed(self, obj, names, expected):
+        """{user: [listed table names]} among `names`, tables of obj's schema (filterTables)."""
+        schema = obj.split(".")[1]
+        for user, tables in expected.items():
+            self.checks.append(({"op": "filter_tables", "tables": [[schema, n] for n in names]}, user, obj,
+                                {"tables": [[schema, n] for n in tables]}))
         return self
 
 
@@ -303,6 +321,136 @@ def scenarios():
       [{"name": "f", "type": "row_filter", "scope": {"object": "c.r.t"}, "condition": {"false": True},
         "exempt": {"roles": ["steward"]}}])
     out[-1].filters("c.r.t", by_user((["1 = 0"], {"bob": []})))
+    out.extend(traceability_scenarios())
+    return out
+
+
+def traceability_scenarios():
+    """Statements of MODEL.md sections 3-4 and seeds 000/001/004 the scenarios above left open
+    (the traceability audit): each would fail if its statement were violated."""
+    out = []
+    S = lambda name, objs, pols, **kw: out.append(  # noqa: E731
+        Scenario(name, snapshot(kw.get("users", PEOPLE), objs, pols, kw.get("ras", PEOPLE_ROLES),
+                                kw.get("cls", ())), kw.get("profile")))
+    t = table("c.s.t", V("a", "b"))
+
+    # MODEL §3 user_map, semantics.md: policies name platform users; the rules match engine names.
+    # alice is renamed "al"; carol is renamed to "alice", which Trino must now treat as carol.
+    mapped = dict(TRINO_PROFILE, user_map={"alice": "al", "carol": "alice"})
+    users = [{"name": "alice", "attributes": {"region": "EU"}}, {"name": "bob", "engine_user": "bobby"},
+             {"name": "carol", "groups": ["g1"]}]
+    S("user_map: applies_to, exempt and $user name are platform names; rules match engine names",
+      [table("c.s.t", V("a", "b", "region", "owner"))],
+      [{"name": "m", "type": "column_mask", "mask": "full", "scope": {"column": "c.s.t.a"},
+        "applies_to": {"users": ["alice", "bob"]}},
+       {"name": "d", "type": "deny", "scope": {"column": "c.s.t.b"}, "applies_to": {"roles": ["analyst"]}},
+       {"name": "f", "type": "row_filter", "scope": {"object": "c.s.t"},
+        "condition": {"column": "owner", "op": "eq", "value": {"$user": "name"}}, "exempt": {"roles": ["steward"]}}],
+      users=users, ras=[{"role": "analyst", "user": "alice"}, {"role": "steward", "user": "bob"},
+                        {"role": "analyst", "group": "g1"}], profile=mapped)
+    out[-1].mask("c.s.t", "a", {"al": FULL, "bobby": FULL, "alice": None, "bob": None})
+    out[-1].visible("c.s.t", ["a", "b"], {"al": ["a"], "alice": ["a"], "bobby": ["a", "b"], "bob": [], "carol": []})
+    out[-1].filters("c.s.t", {"al": ["\"owner\" = 'alice'"], "alice": ["\"owner\" = 'carol'"], "bobby": []})
+
+    # §4 combining through scopes: two tags (one on the column, one on the object) and a level
+    # reach one column; the strictest of the masks that reach it wins.
+    cls = [{"name": "T1"}, {"name": "T2"}, {"name": "L", "level": 4}]
+    S("two masks reaching one column through two tags: the strictest wins",
+      [table("c.s.o", [{"name": "a", "type": "varchar", "tags": ["T1"]},
+                       {"name": "b", "type": "varchar", "tags": ["L"]}, {"name": "x", "type": "varchar"}],
+             tags=["T2"])],
+      [{"name": "m1", "type": "column_mask", "mask": "partial", "visible_chars": 4, "scope": {"tag": "T1"}},
+       {"name": "m2", "type": "column_mask", "mask": "hash", "scope": {"tag": "T2"}},
+       {"name": "m3", "type": "column_mask", "mask": "full", "scope": {"level_at_least": 3},
+        "applies_to": {"users": ["alice"]}}], cls=cls)
+    out[-1].mask("c.s.o", "a", {"alice": hashed("a"), "erin": hashed("a")})
+    out[-1].mask("c.s.o", "b", {"alice": FULL, "erin": hashed("b")}).mask("c.s.o", "x", {"alice": hashed("x")})
+
+    # applies_to / exempt at their boundaries: an expired or group-held role exempts nobody; a user
+    # exempted by name is exempt though a role reaches them; a role whose only holder expired
+    # reaches nobody.
+    ras = PEOPLE_ROLES + [{"role": "steward", "user": "alice", "expires_at": "2026-11-30T12:00:00Z"}]
+    S("exempt: an expired or group role does not exempt, a named user does; an expired role reaches nobody", [t],
+      [{"name": "m", "type": "column_mask", "mask": "null", "scope": {"column": "c.s.t.a"},
+        "applies_to": {"roles": ["analyst"]}, "exempt": {"roles": ["steward"], "users": ["carol"]}},
+       {"name": "d", "type": "deny", "scope": {"column": "c.s.t.b"}, "applies_to": {"roles": ["steward"]},
+        "exempt": {"users": ["bob"]}}], ras=ras)
+    out[-1].mask("c.s.t", "a", by_user((null(), {"bob": None, "carol": None, "dave": None, "erin": None})))
+    # applies_to counts a role held through a group (ivan holds steward through gs): he is denied b.
+    out[-1].visible("c.s.t", ["a", "b"], by_user((["a", "b"], {"ivan": ["a"]})))
+
+    # After clearances: a column refused by a clearance is not read at all, so it gets no mask; the
+    # cleared (steward held directly: bob) read it masked.
+    S("a column refused by a clearance gets no mask; the cleared read it masked",
+      [table("c.s.g", [{"name": "a", "type": "varchar", "tags": ["PII"]}, {"name": "b", "type": "varchar"}])],
+      [{"name": "m", "type": "column_mask", "mask": "full", "scope": {"tag": "PII"}}],
+      cls=[{"name": "PII", "clearance": [{"type": "role", "name": "steward"}]}])
+    out[-1].mask("c.s.g", "a", by_user((None, {"bob": FULL})))
+    out[-1].visible("c.s.g", ["a", "b"], by_user((["b"], {"bob": ["a", "b"]})))
+
+    # A tag reaching only a column still filters the object: a row filter has no column scope.
+    S("a tag-scoped row filter reaching only a column filters the whole object",
+      [table("c.s.o", [{"name": "a", "type": "varchar", "tags": ["T1"]}, {"name": "b", "type": "varchar"}]),
+       table("c.s.p", V("a"))],
+      [{"name": "f", "type": "row_filter", "scope": {"tag": "T1"}, "applies_to": {"users": ["alice"]},
+        "condition": {"column": "b", "op": "eq", "value": "x"}}], cls=cls)
+    out[-1].filters("c.s.o", {"alice": ["\"b\" = 'x'"], "erin": []}).filters("c.s.p", {"alice": []})
+
+    # Seed 000: a denied asset is hidden: no read, no write, no ownership, not listed.
+    S("a deny of the object takes every privilege and hides it from listings", [t],
+      [{"name": "d", "type": "deny", "scope": {"object": "c.s.t"}, "applies_to": {"users": ["alice"]}}])
+    sc = out[-1]
+    sc.snap["grants"] = [{"principal": {"user": u["name"]}, "object": "*.*.*",
+                          "privileges": ["SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP"]} for u in sc.snap["users"]]
+    for op, query in [("insert", {}), ("delete", {}), ("update", {"columns": ["a"]}), ("ownership", {}),
+                      ("show_columns", {})]:
+        sc.allowed("c.s.t", op, {"alice": False, "erin": True}, **query)
+    sc.listed("c.s.t", ["t", "unlisted"], {"alice": ["unlisted"], "erin": ["t", "unlisted"]})
+
+    # §4 conditions: shapes outside the grammar (seed 004: no `not`; {"true": true} only) are no rows.
+    r = table("c.r.t", [{"name": "region", "type": "varchar"}, {"name": "n", "type": "bigint"}])
+    fusers = [{"name": "eu", "attributes": {"region": "EU", "lst": ["EU"], "email": "e@x"}}]
+    for name, cond in [("not", {"not": {"column": "region", "op": "eq", "value": "EU"}}),
+                       ("true: false", {"true": False}), ("false: false", {"false": False}),
+                       ("true with another key", {"true": True, "column": "region"}),
+                       ("in with a single value", {"column": "region", "op": "in", "value": "EU"}),
+                       ("in with a null among the values", {"column": "region", "op": "in", "values": ["EU", None]}),
+                       ("eq with values", {"column": "region", "op": "eq", "values": ["EU"]}),
+                       ("eq without a value", {"column": "region", "op": "eq"}),
+                       ("is_null with a value", {"column": "region", "op": "is_null", "value": "EU"}),
+                       ("$user key not in the contract", {"column": "region", "op": "eq", "value": {"$user": "email"}}),
+                       ("$identity instead of $user", {"column": "region", "op": "eq", "value": {"$identity": "email"}}),
+                       ("ne a list attribute", {"column": "region", "op": "ne", "value": {"$user": "attributes.lst"}}),
+                       ("an operator in upper case", {"column": "region", "op": "EQ", "value": "EU"}),
+                       ("an empty condition", {})]:
+        S(f"malformed condition is no rows: {name}", [r],
+          [{"name": "f", "type": "row_filter", "scope": {"object": "c.r.t"}, "condition": cond}], users=fusers, ras=())
+        out[-1].filters("c.r.t", {"eu": ["1 = 0"]})
+
+    # A row filter scoped to a view binds the view's own column; a materialized view over that
+    # view gets no rows (no column lineage), and the base table is untouched.
+    base = table("c.v.t", V("region", "a"))
+    view = {"name": "c.v.v", "kind": "view", "owner": "own", "view_security": "invoker", "depends_on": ["c.v.t"],
+            "columns": V("region", "a")}
+    mv = {"name": "c.v.mv", "kind": "materialized_view", "owner": "own", "depends_on": ["c.v.v"],
+          "columns": V("region")}
+    S("a row filter on a view binds the view's column; a materialized view over it gets no rows", [base, view, mv],
+      [{"name": "f", "type": "row_filter", "scope": {"object": "c.v.v"}, "applies_to": {"users": ["eu"]},
+        "condition": {"column": "region", "op": "eq", "value": {"$user": "attributes.region"}}}],
+      users=fusers, ras=())
+    out[-1].filters("c.v.v", {"eu": ["\"region\" = 'EU'"], "own": []})
+    out[-1].filters("c.v.mv", {"eu": ["1 = 0"], "own": []}).filters("c.v.t", {"eu": []})
+
+    # Hostile column names enter masks and filters only as quoted identifiers.
+    cols = [{"name": 'a"b', "type": "varchar"}, {"name": "Région", "type": "varchar"}, {"name": "x`y", "type": "bigint"}]
+    S("hostile column names are quoted identifiers in masks and filters", [table("c.s.h", cols)],
+      [{"name": "m", "type": "column_mask", "mask": "partial", "visible_chars": 2, "scope": {"column": 'c.s.h.a"b'}},
+       {"name": "k", "type": "column_mask", "mask": "hash", "scope": {"column": "c.s.h.Région"}},
+       {"name": "f", "type": "row_filter", "scope": {"object": "c.s.h"},
+        "condition": {"and": [{"column": 'a"b', "op": "eq", "value": "E\"U'\\"},
+                              {"column": "x`y", "op": "gt", "value": 3}]}}], users=fusers, ras=())
+    out[-1].mask("c.s.h", 'a"b', {"eu": partial('a""b', 2)}).mask("c.s.h", "région", {"eu": hashed("région")})
+    out[-1].filters("c.s.h", {"eu": ["(\"a\"\"b\" = 'E\"U''\\') AND (\"x`y\" > 3)"]})
     return out
 
 
@@ -319,7 +467,7 @@ class PolicyScenarios(unittest.TestCase):
                     with open(os.path.join(d, "s.json"), "w") as f:
                         json.dump(sc.snap, f)
                     with open(os.path.join(d, "p.json"), "w") as f:
-                        json.dump({"profiles": [{"name": "tr", "engine": "trino", "catalogs": ["c"]}]}, f)
+                        json.dump({"profiles": [sc.profile]}, f)
                     r = subprocess.run([TW, "compile", "--snapshot", f"{d}/s.json", "--config", f"{d}/p.json",
                                         "--out", f"{d}/o"], capture_output=True, text=True)
                     self.assertEqual(r.returncode, 0, r.stderr)

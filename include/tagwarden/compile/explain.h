@@ -50,6 +50,11 @@ struct EnforcedMask {
   std::string reason;     ///< why enforced_kind differs from policy_kind; empty when equal
 };
 
+/// How `engine` enforces one effective mask: on a non-string column (dates, numbers, booleans)
+/// the hash, partial and full masks are a typed NULL, with the reason. Asked of the renderers'
+/// own functions, so explain and the findings cannot disagree with them.
+EnforcedMask enforced_mask(Engine engine, const ColumnMask& mask);
+
 /// The access policies that reach one object for the user: the simulator.
 struct ObjectPolicies {
   std::string object;                      ///< engine name

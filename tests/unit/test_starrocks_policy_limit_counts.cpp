@@ -1,0 +1,68 @@
+// MODEL.md §3: StarRocks needs one policy per tagged column and one per tagged object, counted per
+// profile; over `max_policies_per_tag` the profile fails whole, naming the tag, the count and the
+// limit. docs/starrocks.md says what is counted: the tag's columns plus the objects carrying it
+// whole that the profile sees, views and materialized views carrying it from their bases
+// included; a tag that gates nothing in the engines is not counted. The per-tag limit test counts
+// columns only; these cases pin the rest of what is counted (traceability audit).
+
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "tagwarden/compile/compiler.h"
+
+using namespace twtest;
+
+namespace {
+
+// T (gated) on: the table c.s.t whole (1), the view c.s.v over it (1, inherited), the column
+// c.s.u.a (1): 3 in catalog c. Catalog d holds one more T column, invisible to the profile.
+// U has no clearance and G names only a group: they gate nothing and need no policy.
+const std::string kSnapshot = R"(
+version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ana}]
+roles: [steward]
+classifications:
+  - {name: T, clearance: [{type: role, name: steward}]}
+  - {name: U}
+  - {name: G, clearance: [{type: group, name: auditors}]}
+objects:
+  - {name: c.s.t, owner: ana, tags: [T], columns: [{name: a}]}
+  - {name: c.s.v, kind: view, owner: ana, depends_on: [c.s.t], columns: [{name: a}]}
+  - {name: c.s.u, owner: ana, columns: [{name: a, tags: [T]}]}
+  - {name: c.s.m, owner: ana, columns: [{name: a, tags: [U, G]}, {name: b, tags: [U, G]}, {name: c, tags: [U, G]}]}
+  - {name: d.s.x, owner: ana, columns: [{name: a, tags: [T]}]}
+grants:
+  - {principal: {user: ana}, object: "*.*.*", privileges: [SELECT]}
+)";
+
+tw::Profile starrocks(int limit) {
+  tw::Profile p;
+  p.name = "sr";
+  p.engine = tw::Engine::StarRocks;
+  p.catalogs = {"c"};
+  p.max_policies_per_tag = limit;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the per-tag limit counts objects carrying the tag whole and views inheriting it", "[starrocks][limit]") {
+  const auto m = model_of(kSnapshot);
+  const tw::ProfileCompile at = tw::compile_profile(*m, starrocks(3));
+  CHECK(at.errors.empty());
+  CHECK(at.policy_set.has_value());
+
+  const tw::ProfileCompile over = tw::compile_profile(*m, starrocks(2));
+  CHECK_FALSE(over.policy_set.has_value());
+  REQUIRE(over.errors.size() == 1);
+  CHECK_THAT(over.errors[0], Catch::StartsWith("classification T needs 3 StarRocks policies") &&
+                                 Catch::Contains("max_policies_per_tag = 2"));
+}
+
+TEST_CASE("tags that gate nothing in the engines need no StarRocks policy and are not counted", "[starrocks][limit]") {
+  // U and G reach 3 columns each; with a limit of 1 only T (3) fails the profile.
+  const tw::ProfileCompile pc = tw::compile_profile(*model_of(kSnapshot), starrocks(1));
+  REQUIRE(pc.errors.size() == 1);
+  CHECK_THAT(pc.errors[0], Catch::StartsWith("classification T needs 3"));
+}
