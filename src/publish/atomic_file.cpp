@@ -12,8 +12,11 @@
 namespace tw {
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+// Names the file the caller asked for (not the temporary one beside it) and says that it was
+// left as it was: an operator reading "No space left on device" must know nothing was torn.
+[[noreturn]] void fail(const std::string& path, const std::string& step, int error) {
+  throw std::runtime_error("cannot write " + path + ": " + step + ": " + std::strerror(error) +
+                           " (the previous file, if any, is unchanged)");
 }
 
 }  // namespace
@@ -26,11 +29,14 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   fs::create_directories(dir, ec);
   if (ec)
     throw std::runtime_error("cannot write " + path + ": cannot create directory " + dir.string() + ": " +
-                             ec.message());
+                             ec.message() + " (the previous file, if any, is unchanged)");
 
   std::string tmp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail("cannot create a temporary file for", path);
+  if (fd < 0) {
+    const int saved = errno;
+    fail(path, "cannot create a temporary file in " + dir.string(), saved);
+  }
   ::fchmod(fd, 0644);
   const char* data = content.data();
   std::size_t left = content.size();
@@ -41,8 +47,7 @@ void write_file_atomically(const std::string& path, std::string_view content) {
       const int saved = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      errno = saved;
-      fail("cannot write", tmp);
+      fail(path, "writing its temporary file " + tmp, saved);
     }
     data += n;
     left -= static_cast<std::size_t>(n);
@@ -51,15 +56,18 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     const int saved = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    errno = saved;
-    fail("cannot fsync", tmp);
+    fail(path, "fsync of its temporary file " + tmp, saved);
   }
-  ::close(fd);
+  // close reports some write-back errors (NFS, quotas) that write and fsync did not.
+  if (::close(fd) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "closing its temporary file " + tmp, saved);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(tmp.c_str());
-    errno = saved;
-    fail("cannot rename into", path);
+    fail(path, "renaming " + tmp + " over it", saved);
   }
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (dfd >= 0) {

@@ -1,6 +1,8 @@
 // write_file_atomically (publish/atomic_file.h).
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -127,4 +129,32 @@ TEST_CASE("an unwritable location throws, naming the path", "[atomic_file]") {
   }
   CHECK(slurp(t.path / "regular") == "I am a file");
   CHECK(entries(t.path) == std::vector<std::string>{"regular"});
+}
+
+TEST_CASE("a write that runs out of space keeps the old file and names it, not the temporary", "[atomic_file]") {
+  // RLIMIT_FSIZE makes write() fail with EFBIG past the limit, as a full disk fails it with ENOSPC
+  // (SIGXFSZ ignored so the process is not killed); restored before any check.
+  TempDir t;
+  const fs::path p = t.path / "rules.json";
+  tw::write_file_atomically(p.string(), "the old rules");
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 64;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string what;
+  try {
+    tw::write_file_atomically(p.string(), std::string(100000, 'x'));
+  } catch (const std::runtime_error& e) {
+    what = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+  INFO(what);
+  REQUIRE_FALSE(what.empty());
+  CHECK(what.rfind("cannot write " + p.string() + ": ", 0) == 0);
+  CHECK_THAT(what, Catch::Contains("is unchanged"));
+  CHECK(slurp(p) == "the old rules");
+  CHECK(entries(t.path) == std::vector<std::string>{"rules.json"});
 }
