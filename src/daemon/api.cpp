@@ -253,7 +253,12 @@ void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_o
   if (path == "/readyz") {
     std::vector<std::string> missing;
     const bool ready = daemon_.ready(&missing);
-    return respond(json_response(ready ? 200 : 503, {{"ready", ready}, {"profiles_without_good_artifact", missing}}));
+    // Degraded is not unready: the last good artifacts stay in force and Trino must keep
+    // reading them, so the status stays 200; the body says why they may lag (reasons only:
+    // this endpoint is open, the details are in /v1/status).
+    return respond(json_response(
+        ready ? 200 : 503,
+        {{"ready", ready}, {"profiles_without_good_artifact", missing}, {"degraded", daemon_.degraded()}}));
   }
   if (is_rules_path(path)) {
     const std::string profile =

@@ -61,6 +61,7 @@ Daemon::Daemon(Config config, std::string config_path, std::shared_ptr<SnapshotS
   for (const auto& p : config_.profiles) profiles_[p.name].engine = to_string(p.engine);
   engines_.store(engines_by_profile(config_));
   next_periodic_ = clock_.now();
+  config_loaded_at_ = format_timestamp(next_periodic_);
 }
 
 Daemon::~Daemon() { stop(); }
@@ -359,9 +360,17 @@ bool Daemon::reload_config(std::string* error) {
     for (const auto& e : loaded.errors) msg += (msg.empty() ? "" : "; ") + e.str();
     if (error) *error = msg;
     log::error("config_reload_failed", {{"errors", msg}});
+    // Visible where operators look (status, readyz, metrics), not only in the log: the file on
+    // disk is not what runs until a reload succeeds.
+    std::lock_guard lock(mu_);
+    config_reload_error_ = msg;
+    config_reload_error_at_ = format_timestamp(clock_.now());
+    counters_["tagwarden_config_reload_failures_total"]++;
     return false;
   }
   std::lock_guard lock(mu_);
+  config_reload_error_.clear();
+  config_loaded_at_ = format_timestamp(clock_.now());
   if (loaded.config->daemon.source != config_.daemon.source) {
     source_ = make_source(loaded.config->daemon.source);
   } else {
@@ -420,14 +429,31 @@ bool Daemon::reload_config(std::string* error) {
   }
   profiles_ = std::move(kept);
   published_.store(std::move(next));
-  // Listener addresses, the state directory and tokens need a restart; everything else applies now.
-  const ServerSettings server = config_.daemon.server;
-  const std::string state_dir = config_.daemon.state_dir;
+  // Listener addresses, the state directory and the webhook settings (its secret too) are taken
+  // at start and need a restart; everything else (profiles, source, tokens) applies now. What
+  // differs is said, or a rotated webhook secret would fail every webhook after "reloaded".
+  const DaemonSettings running = config_.daemon;
+  const DaemonSettings& wanted = loaded.config->daemon;
+  config_pending_restart_.clear();
+  if (wanted.server != running.server) config_pending_restart_.push_back("server");
+  if (wanted.state_dir != running.state_dir) config_pending_restart_.push_back("state_dir");
+  if (wanted.webhook_secret != running.webhook_secret || wanted.webhook_max_body != running.webhook_max_body ||
+      wanted.webhook_wait_ms != running.webhook_wait_ms)
+    config_pending_restart_.push_back("webhook");
   config_ = std::move(*loaded.config);
-  config_.daemon.server = server;
-  config_.daemon.state_dir = state_dir;
+  config_.daemon.server = running.server;
+  config_.daemon.state_dir = running.state_dir;
+  config_.daemon.webhook_secret = running.webhook_secret;
+  config_.daemon.webhook_max_body = running.webhook_max_body;
+  config_.daemon.webhook_wait_ms = running.webhook_wait_ms;
   engines_.store(engines_by_profile(config_));
   log::info("config_reloaded", {{"profiles", config_.profiles.size()}});
+  if (!config_pending_restart_.empty()) {
+    log::warn("reload_needs_restart", {{"settings", config_pending_restart_},
+                                       {"message",
+                                        "these settings changed in the config file but apply only after a restart; "
+                                        "the running ones stay in force"}});
+  }
   return true;
 }
 

@@ -73,6 +73,11 @@ class Daemon {
   /// The engine of a configured profile, or nullopt for an unknown one.
   std::optional<Engine> engine_of(const std::string& profile) const;
   bool ready(std::vector<std::string>* not_ready = nullptr) const;
+  /// Why what is served may lag the governance state, while still in force (empty when nothing
+  /// does): "source" (the last fetch failed, or the snapshot it got was refused: the last valid
+  /// one is compiled), "config_reload" (a SIGHUP's config was refused: the previous one runs),
+  /// "profile:<name>" (its last compile, publish or apply failed). Takes mu_.
+  std::vector<std::string> degraded() const;
   nlohmann::json status() const;
   nlohmann::json findings() const;
   /// Throws std::invalid_argument for an unknown user; std::runtime_error before any good compile.
@@ -156,6 +161,10 @@ class Daemon {
   std::uint64_t generation_ = 0;
   bool snapshot_invalid_ = false;             ///< the source's current content was refused
   std::vector<std::string> snapshot_errors_;  ///< why, while it is
+  /// The config file as last (re)loaded; a refused SIGHUP reload keeps the previous config running
+  /// and records why here until a reload succeeds.
+  std::string config_loaded_at_, config_reload_error_, config_reload_error_at_;
+  std::vector<std::string> config_pending_restart_;  ///< changed settings a reload cannot apply (server, webhook...)
   std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;

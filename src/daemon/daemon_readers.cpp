@@ -39,6 +39,18 @@ bool Daemon::ready(std::vector<std::string>* not_ready) const {
   return ok;
 }
 
+std::vector<std::string> Daemon::degraded() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> why;
+  if (!source_last_error_.empty()) why.push_back("source");
+  if (!config_reload_error_.empty()) why.push_back("config_reload");
+  for (const auto& p : config_.profiles) {
+    if (auto it = profiles_.find(p.name); it != profiles_.end() && !it->second.last_error.empty())
+      why.push_back("profile:" + p.name);
+  }
+  return why;
+}
+
 nlohmann::json Daemon::status() const {
   std::lock_guard lock(mu_);
   auto map = published_.load();
@@ -84,10 +96,16 @@ nlohmann::json Daemon::status() const {
     listed.push_back(snapshot_errors_[i]);
   source["snapshot_errors"] = std::move(listed);
   source["snapshot_error_count"] = snapshot_errors_.size();
+  nlohmann::json config = {
+      {"file", config_path_}, {"loaded_at", config_loaded_at_}, {"pending_restart", config_pending_restart_}};
+  config["last_reload_error"] = config_reload_error_.empty() ? nlohmann::json() : nlohmann::json(config_reload_error_);
+  config["last_reload_error_at"] =
+      config_reload_error_at_.empty() ? nlohmann::json() : nlohmann::json(config_reload_error_at_);
   return {{"generation", generation_},
           {"now", format_timestamp(clock_.now())},
           {"next_expiry", next_expiry_ ? nlohmann::json(format_timestamp(*next_expiry_)) : nlohmann::json()},
           {"source", source},
+          {"config", config},
           {"snapshot_findings", findings_json(snapshot_findings_)},
           {"profiles", profiles}};
 }
@@ -201,8 +219,22 @@ std::string Daemon::metrics() const {
   m << "# HELP tagwarden_reconciles_total Passes of the reconcile loop.\n# TYPE tagwarden_reconciles_total counter\n";
   m << "# HELP tagwarden_reconcile_failures_total Passes that failed as a whole (e.g. out of memory); the last good "
        "artifacts stayed served.\n# TYPE tagwarden_reconcile_failures_total counter\n";
+  m << "# HELP tagwarden_config_reload_failures_total SIGHUP reloads whose config was refused (the previous config "
+       "kept running).\n# TYPE tagwarden_config_reload_failures_total counter\n";
   for (const auto& [name, value] : counters_) m << name << " " << value << "\n";
-  if (!counters_.count("tagwarden_source_errors_total")) m << "tagwarden_source_errors_total 0\n";
+  for (const char* name : {"tagwarden_source_errors_total", "tagwarden_snapshot_invalid_total",
+                           "tagwarden_config_reload_failures_total"}) {
+    if (!counters_.count(name)) m << name << " 0\n";
+  }
+  // States, not events: the counters above rise once per refused snapshot and once per refused
+  // reload, so an alert on their increase goes quiet while the snapshot stays refused; and a
+  // profile's last success keeps advancing, since the last valid snapshot is still compiled.
+  m << "# HELP tagwarden_source_healthy 1 when the last fetch succeeded and its snapshot was accepted; 0 while the "
+       "last valid snapshot is compiled instead.\n# TYPE tagwarden_source_healthy gauge\n";
+  m << "tagwarden_source_healthy " << (source_last_error_.empty() && snapshot_ ? 1 : 0) << "\n";
+  m << "# HELP tagwarden_config_reload_failed 1 while the config file was refused by the last reload (the previous "
+       "config runs).\n# TYPE tagwarden_config_reload_failed gauge\n";
+  m << "tagwarden_config_reload_failed " << (config_reload_error_.empty() ? 0 : 1) << "\n";
   m << "# HELP tagwarden_compile_duration_seconds Duration of the last compile of a profile.\n"
        "# TYPE tagwarden_compile_duration_seconds gauge\n";
   for (const auto& [name, st] : profiles_) {

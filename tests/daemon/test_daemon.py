@@ -1026,6 +1026,97 @@ def source_failure_keeps_last_good(c: Ctx):
 
 
 @test
+def degraded_state_is_visible_while_last_good_is_served(c: Ctx):
+    # A refused snapshot or a refused SIGHUP config leaves the last good rules in force (right),
+    # but was visible only as a log line and in /v1/status source: /readyz said nothing,
+    # tagwarden_snapshot_invalid_total rose once and stayed (an alert on its increase goes quiet
+    # while the snapshot stays refused), the profile's last success kept advancing (the last valid
+    # snapshot is recompiled), and a refused reload left no trace in /v1/status or /metrics.
+    rules_file = c.tmp / "served" / "rules.json"
+    d = c.daemon()
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    good = d.rules()
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (200, []), "/readyz while healthy")
+    m = d.metrics()
+    eq((m.get("tagwarden_source_healthy"), m.get("tagwarden_config_reload_failed")), (1, 0), "gauges while healthy")
+    eq(d.status().get("config", {}).get("last_reload_error", "absent"), None, "status config while healthy")
+
+    def replace(path: Path, text: str):  # whole, so the file watcher never reads half a file
+        tmp = path.with_suffix(".new")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+
+    replace(d.snapshot_path, bad_reference_snapshot())
+    for _ in range(3):
+        eq(d.recompile().status, 422, "recompile of the refused snapshot")
+    eq(d.rules().body, good.body, "the last good rules are served")
+    eq(rules_file.read_bytes(), good.body, "the rules_file keeps the last good rules")
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (200, ["source"]), "/readyz while the snapshot is refused")
+    check("ghost.user" not in r.body.decode(), "/readyz is open: reasons only, no snapshot details")
+    m = d.metrics()
+    eq(m.get("tagwarden_source_healthy"), 0, "tagwarden_source_healthy while the snapshot is refused")
+    eq(m.get("tagwarden_snapshot_invalid_total"), 1, "the counter rises once per refused content (why a gauge)")
+    check(any("ghost.user" in e for e in d.status()["source"]["snapshot_errors"]), "status names the error")
+
+    kept = d.config_path.read_text()
+    replace(d.config_path, kept.replace("engine: trino", "engine: trinoo", 1))
+    mark = d.log_size()
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while not any(e.get("event") == "config_reload_failed" for e in d.events(mark)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    cfg = d.status().get("config") or {}
+    check("profiles[0].engine" in (cfg.get("last_reload_error") or ""), f"status config names the entry: {cfg}")
+    check(cfg.get("last_reload_error_at"), f"status config.last_reload_error_at: {cfg}")
+    eq(cfg.get("file"), str(d.config_path), "status config.file")
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (200, ["source", "config_reload"]), "/readyz with a refused reload")
+    m = d.metrics()
+    eq((m.get("tagwarden_config_reload_failed"), m.get("tagwarden_config_reload_failures_total")), (1, 1),
+       "config reload gauges")
+    eq(d.rules().body, good.body, "still the last good rules after the refused reload")
+
+    replace(d.config_path, kept)
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while (d.status().get("config") or {}).get("last_reload_error") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    replace(d.snapshot_path, DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile once the snapshot is valid again")
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (200, []), "/readyz after both recovered")
+    m = d.metrics()
+    eq((m.get("tagwarden_source_healthy"), m.get("tagwarden_config_reload_failed")), (1, 0), "gauges after recovery")
+    eq(m.get("tagwarden_config_reload_failures_total"), 1, "the reload failure stays counted")
+
+
+@test
+def reload_says_which_settings_need_a_restart(c: Ctx):
+    # Webhook settings (its secret too) and listeners are taken at start. A reload that changed
+    # them logged only `config_reloaded`, so a webhook secret rotated in its file and reloaded
+    # failed every webhook signed with the new secret (401) with nothing saying why.
+    d = c.daemon().start()
+    d.wait_ready()
+    eq(d.status()["config"]["pending_restart"], [], "pending_restart at start")
+    d.webhook_cfg = dict(d.webhook_cfg, max_body_bytes=8192)
+    d.write_config()
+    mark = d.log_size()
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while not any(e.get("event") == "config_reloaded" for e in d.events(mark)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    warned = [e for e in d.events(mark) if e.get("event") == "reload_needs_restart"]
+    check(warned and warned[0].get("settings") == ["webhook"], f"reload_needs_restart logged: {warned}")
+    eq(d.status()["config"]["pending_restart"], ["webhook"], "status config.pending_restart")
+    eq(d.webhook().status, 200, "the running webhook settings stay in force")
+    eq(d.webhook(body=b'{"pad":"' + b"x" * 5000 + b'"}').status, 413, "the running body limit (4096) too")
+
+
+@test
 def source_error_cleared_after_file_restored_unchanged(c: Ctx):
     # Delete the snapshot file, then put the very same bytes back: the source is healthy again.
     d = c.daemon().start()
