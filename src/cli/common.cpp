@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <mutex>
 
 #include "tagwarden/model/load.h"
 #include "tagwarden/util/parallel.h"
@@ -35,9 +36,12 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   }
   if (errors == 0 && profile) {
     auto& profiles = config.config->profiles;
+    std::string names;  // what to give instead
+    for (const auto& p : profiles) names += (names.empty() ? "" : ", ") + p.name;
     std::erase_if(profiles, [&](const Profile& p) { return p.name != *profile; });
     if (profiles.empty()) {
-      std::cerr << "error: --profile " << quote(*profile) << " is not in " << config_path << "\n";
+      std::cerr << "error: --profile " << quote(*profile) << " is not in " << config_path
+                << " (its profiles: " << (names.empty() ? "none" : names) << ")\n";
       ++errors;
     }
   }
@@ -52,13 +56,19 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   return Inputs{std::move(*config.config), std::move(model), snapshot_ms, model_ms};
 }
 
-std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs) {
+std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs,
+                                         const std::function<void(const CompiledProfile&)>& on_built) {
   const auto& profiles = inputs.config.profiles;
   std::vector<std::optional<CompiledProfile>> slots(profiles.size());
+  std::mutex report;
   run_parallel(profiles.size(), jobs == 0 ? default_workers(profiles.size()) : jobs, [&](std::size_t i) {
     ProfileBuild b = build_profile(*inputs.model, profiles[i]);
     slots[i].emplace(
         CompiledProfile{profiles[i], std::move(b.compile), std::move(b.artifact), b.compile_ms, b.render_ms});
+    if (on_built) {
+      std::lock_guard lock(report);
+      on_built(*slots[i]);
+    }
   });
   std::vector<CompiledProfile> out;
   for (auto& slot : slots) out.push_back(std::move(*slot));

@@ -2,6 +2,7 @@
 // What every subcommand shares: loading inputs with exit code 2 on invalid
 // input, compiling the selected profiles, and the exit codes themselves.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,7 +40,10 @@ struct CompiledProfile {
 
 /// Builds every profile, `jobs` at a time (0: as many as the machine has cores); the
 /// results are the same, in config order, whatever the number.
-std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs = 0);
+/// `on_built`, when given, is called once per profile as soon as it is built (from the worker
+/// threads, one call at a time), for progress reports.
+std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs = 0,
+                                         const std::function<void(const CompiledProfile&)>& on_built = {});
 
 /// The findings of one compiled profile as `compile` (findings.json) and `findings` report them:
 /// its own, then one error `profile_failed` per reason it failed.

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "progress.h"
 #include "tagwarden/publish/atomic_file.h"
 
 namespace tw::cli {
@@ -23,7 +24,10 @@ hold the profile (masking per the profile's `masking` key; `tagwarden plan
 --dsn` diffs against a live server, `tagwarden apply` runs it). DIR/findings.json
 holds the findings (errors, warnings and info: a failed profile's reasons are
 profile_failed errors, as `tagwarden findings` prints them) and each profile's
-outcome.
+outcome. A Trino profile with a rules_file key gets its rules.json written there
+too, so never compile a config whose rules_file a running daemon writes. Every
+file is replaced whole (a temporary file, fsync, rename): a reader never sees a
+partial one.
 
 Nothing is written for a profile that fails, and no file is written at all when
 the snapshot or config is invalid: every error is printed with the path of the
@@ -31,6 +35,9 @@ offending entry, e.g.
   objects[3].columns[1].tags[0]: unknown classification "PIII"
 
 Role expiry is judged at the snapshot's generated_at, or at --now when given.
+
+On a terminal, progress lines go to stderr as the work goes (reading, each
+profile as it is built, writing); never when stderr is a file or a pipe.
 
 --timings adds where the time went (wall clock, milliseconds): reading and
 validating the snapshot, building the model, and per profile deciding,
@@ -40,9 +47,10 @@ inputs.
 
 Exit codes: 0 every profile compiled; 1 at least one profile failed (the others
 were written); 2 invalid snapshot, config or arguments (nothing written);
-3 an output could not be written. With --output json a refused input is one JSON
-document on stdout too: {"profile", "ok": false, "exit_code", "errors"} (the
-errors also go to stderr).
+3 an output could not be written (the file it names keeps its previous content).
+With --output json a refused input or an unwritten output is one JSON document
+on stdout too: {"profile", "ok": false, "exit_code", "errors"} (the errors also
+go to stderr).
 
 Example:
   tagwarden compile --snapshot examples/demo/snapshot.yaml \
@@ -75,15 +83,24 @@ int run_compile(const std::vector<std::string>& args) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
   const bool json_output = format == "json";
+  Progress progress;
+  progress.say("reading " + vm["snapshot"].as<std::string>() + " and " + vm["config"].as<std::string>());
   auto inputs = load_inputs_or_report(vm, json_output);
   if (!inputs) return kExitInvalidInput;
+  const std::size_t total = inputs->config.profiles.size();
   const bool timed = vm["timings"].as<bool>();
   nlohmann::json timings = {{"snapshot_ms", inputs->snapshot_ms}, {"model_ms", inputs->model_ms}};
 
   const std::string out_dir = vm["out"].as<std::string>();
   const bool emit_policyset = vm["emit-policyset"].as<bool>();
   const auto build_started = std::chrono::steady_clock::now();
-  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>());
+  progress.say("building " + std::to_string(total) + " profile" + (total == 1 ? "" : "s"));
+  std::size_t built = 0;
+  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), [&](const CompiledProfile& cp) {
+    progress.say("[" + std::to_string(++built) + "/" + std::to_string(total) + "] " + cp.profile.name +
+                 (cp.artifact ? " built" : " FAILED"));
+  });
+  progress.say("writing " + out_dir);
   timings["build_ms"] = since(build_started);
   timings["profiles"] = nlohmann::json::object();
 
@@ -133,7 +150,9 @@ int run_compile(const std::vector<std::string>& args) {
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitOutputFailed;
+    // A script reading --output json gets one document for this failure too, not an empty stdout.
+    return json_output ? print_json_failure(optional_string(vm, "profile"), kExitOutputFailed, e.what())
+                       : kExitOutputFailed;
   }
 
   std::map<std::string, int> by_severity;

@@ -1735,6 +1735,67 @@ def json_output_failure_is_one_document(c: Ctx):
     eq((doc.get("ok"), doc.get("exit_code")), (False, 2), f"explain unknown user: {r.stdout!r}")
     check(any('unknown user "nobody"' in e for e in doc.get("errors") or []), f"explain unknown user: {doc}")
 
+
+@test
+def compile_progress_on_a_terminal_only(c: Ctx):
+    # A long compile (an L snapshot takes about a minute) printed nothing until it was done. On a
+    # terminal it now says what it is doing on stderr; to a pipe or a file nothing changes.
+    import pty
+    base = [str(BIN), "compile", "--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+            "--config", str(ROOT / "examples" / "demo" / "profiles.yaml")]
+    piped = subprocess.run(base + ["--out", str(c.tmp / "piped")], capture_output=True, text=True)
+    eq((piped.returncode, piped.stderr), (0, ""), "compile to a pipe: no progress")
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run(base + ["--out", str(c.tmp / "tty"), "--output", "json"], stdout=subprocess.PIPE,
+                           stderr=slave, text=True)
+        os.close(slave)
+        slave = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+    eq(r.returncode, 0, "compile with stderr on a terminal")
+    json.loads(r.stdout)  # stdout is still exactly the JSON document
+    lines = seen.decode(errors="replace").replace("\r", "").splitlines()
+    check(any(re.fullmatch(r"tagwarden: \[ *[0-9.]+ s\] \[1/1\] trino_main built", ln) for ln in lines),
+          f"progress names the profile as it is built: {lines}")
+    check(lines and lines[-1].startswith("tagwarden: [") and "writing " in lines[-1], f"then the writing: {lines}")
+
+@test
+def compile_unwritable_output_is_one_json_document(c: Ctx):
+    # Exit 3 (an output could not be written) with --output json answered nothing on stdout, so a
+    # deployment job parsing it failed on empty input instead of reading why. Now it is the same
+    # failure document as exit 2, naming the file that could not be written (not its temporary),
+    # and the text mode still says it on stderr.
+    blocker = c.tmp / "not-a-directory"
+    blocker.write_text("a regular file where the output directory should be\n")
+    out = blocker / "out"
+    base = [str(BIN), "compile", "--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+            "--config", str(ROOT / "examples" / "demo" / "profiles.yaml"), "--out", str(out)]
+    r = subprocess.run(base + ["--output", "json"], capture_output=True, text=True)
+    eq(r.returncode, 3, "compile --output json into an unwritable directory")
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        raise AssertionError(f"stdout is not one JSON document: {r.stdout!r} (stderr {r.stderr!r})")
+    eq((doc.get("ok"), doc.get("exit_code"), doc.get("profile")), (False, 3, None), f"failure document: {doc}")
+    target = str(out / PROFILE / "rules.json")
+    check(any(e.startswith(f"cannot write {target}: ") for e in doc.get("errors") or []),
+          f"the error names {target}: {doc}")
+    text = subprocess.run(base, capture_output=True, text=True)
+    eq(text.returncode, 3, "compile (text) into an unwritable directory")
+    check(f"error: cannot write {target}: " in text.stderr and text.stdout == "", f"text mode: {text!r}")
+
 # ---------------------------------------------------------------------------------------------
 
 def run_tests(tests: list, label: str, argv: list[str], total_line: bool = True) -> int:
