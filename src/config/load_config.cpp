@@ -1,3 +1,5 @@
+#include <filesystem>
+#include <map>
 #include <set>
 
 #include "daemon_settings.h"
@@ -68,6 +70,9 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
   if (const std::optional<JsonValue> list = top.array("profiles", true)) {
     if (list->size() == 0) top.error("profiles", "must list at least one profile");
     std::set<std::string> names;
+    // Each rules_file has one writer: two profiles naming one file would leave in it whichever
+    // published last, so Trino reading it could get the other profile's (wider) rules.
+    std::map<std::string, std::string> rules_files;  // normalized path -> the profile naming it
     for (const auto [i, item] : list->indexed()) {
       EntryReader e(
           item, "profiles", i, errors,
@@ -160,6 +165,16 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
           e.error(e.path("rules_file"), "only Trino profiles write a rules file");
         } else if (!names_a_file(*file)) {
           e.error(e.path("rules_file"), "must name a file (it is empty or ends in a directory)");
+        } else {
+          std::error_code ec;
+          const auto absolute = std::filesystem::absolute(*file, ec);
+          const std::string key = (ec ? std::filesystem::path(*file) : absolute).lexically_normal().string();
+          const auto [it, inserted] = rules_files.emplace(key, p.name);
+          if (!inserted) {
+            e.error(e.path("rules_file"), "is also profile \"" + it->second +
+                                              "\"'s rules_file: each profile needs its own file, or Trino may read "
+                                              "the other profile's rules");
+          }
         }
         p.rules_file = *file;
       }

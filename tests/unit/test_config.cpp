@@ -307,6 +307,26 @@ TEST_CASE("a Trino rules_file must name a file", "[config]") {
   }
 }
 
+TEST_CASE("two profiles cannot share a rules_file", "[config]") {
+  // The file would hold whichever profile published last: with withhold_writes: false on the
+  // second, Trino reading the first's file could get writes the first withholds (found by the
+  // ops audit; the evaluator allowed etl_svc INSERT on the Confidential invoices table under the
+  // second profile's rules and refused it under the first's).
+  const std::string a = "profiles: [{name: a, engine: trino, catalogs: [x], rules_file: ";
+  const std::string b = "}, {name: b, engine: trino, catalogs: [x], withhold_writes: false, rules_file: ";
+  for (const auto& [first, second] : std::vector<std::pair<std::string, std::string>>{
+           {"/etc/trino/rules.json", "/etc/trino/rules.json"},
+           {"/etc/trino/rules.json", "/etc/trino/./sub/../rules.json"},
+           {"rules.json", "./rules.json"}}) {
+    INFO(first << " / " << second);
+    CHECK(config_errors(a + first + b + second + "}]\n") ==
+          Names{R"(profiles[1].rules_file: is also profile "a"'s rules_file: each profile needs its own file, or )"
+                R"(Trino may read the other profile's rules)"});
+  }
+  const tw::Config c = must_config(a + "/etc/trino/a.json" + b + "/etc/trino/b.json}]\n");
+  CHECK(c.profiles[1].rules_file == std::optional<std::string>("/etc/trino/b.json"));
+}
+
 TEST_CASE("server.listen and server.rules_listen are host:port, and not one address", "[config]") {
   const auto server_errors = [](const std::string& server) {
     return config_errors(std::string(kTrinoProfile) + "server: " + server + "\n");
