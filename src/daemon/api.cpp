@@ -11,9 +11,31 @@
 #include "api_auth.h"
 #include "log.h"
 #include "tagwarden/engines/trino/rules.h"
+#include "tagwarden/model/timestamp.h"
 
 namespace tw {
 namespace {
+
+// What the sender should change, so a refused webhook says it (the log keeps the verdict only).
+std::string webhook_refusal_hint(WebhookVerdict verdict, Timestamp now) {
+  switch (verdict) {
+    case WebhookVerdict::MissingHeaders:
+      return "send X-Tagwarden-Signature: sha256=<hex HMAC-SHA256 of the raw body, keyed with the webhook secret> "
+             "and X-Tagwarden-Timestamp: <Unix seconds or RFC 3339>";
+    case WebhookVerdict::BadTimestamp:
+      return "X-Tagwarden-Timestamp must be Unix seconds or an RFC 3339 time with a zone";
+    case WebhookVerdict::Stale:
+      return "X-Tagwarden-Timestamp is more than 5 minutes from the server's time (" + format_timestamp(now) +
+             "): send it when it is signed, and keep the clocks in sync";
+    case WebhookVerdict::BadSignature:
+      return "X-Tagwarden-Signature must be sha256=<hex HMAC-SHA256 of the raw body, keyed with the webhook secret>";
+    case WebhookVerdict::Replayed:
+      return "this timestamp and signature were already accepted";
+    case WebhookVerdict::Accepted:
+      break;
+  }
+  return "";
+}
 
 using nlohmann::json;
 
@@ -331,7 +353,8 @@ void Api::webhook(http::Exchange&& ex, const http::Respond& respond) {
     daemon_.count_webhook(to_string(verdict));
     log::warn("webhook_refused", {{"verdict", to_string(verdict)}, {"remote", ex.remote}});
     const unsigned status = verdict == WebhookVerdict::Replayed ? 409 : 401;
-    return respond(error_response(status, std::string("webhook refused: ") + to_string(verdict)));
+    return respond(error_response(status, std::string("webhook refused: ") + to_string(verdict) + ": " +
+                                              webhook_refusal_hint(verdict, daemon_.now())));
   }
   daemon_.count_webhook("accepted");
   // Answer after the recompile, or after wait_timeout with 202, whichever comes first.

@@ -587,6 +587,29 @@ def webhook_valid_and_refusals(c: Ctx):
     check(not problems, "\n    ".join(problems))
 
 
+@test
+def webhook_refusals_say_what_to_do(c: Ctx):
+    # A refused webhook answered only its verdict ("webhook refused: stale"); the sender's
+    # developer had to find the README to learn what to change. The answer now says it, and
+    # never carries the secret.
+    d = c.daemon().start()
+    d.wait_ready()
+    now = int(time.time())
+    cases = (("missing headers", d.req("POST", "/v1/webhook", b"{}"), 401, "X-Tagwarden-Timestamp: <Unix seconds"),
+             ("garbage timestamp", d.webhook(b"{}", ts="yesterday"), 401, "RFC 3339"),
+             ("stale", d.webhook(b"{}", ts=now - 3600), 401, "from the server's time"),
+             ("bad signature", d.webhook(b"{}", ts=now, signature="sha256=" + "0" * 64), 401, "HMAC-SHA256 of the raw body"))
+    for label, r, status, hint in cases:
+        eq(r.status, status, f"{label}: status")
+        error = r.json().get("error", "")
+        check(error.startswith("webhook refused: ") and hint in error, f"{label}: {error!r} lacks {hint!r}")
+        check(WEBHOOK_SECRET not in r.body.decode(), f"{label}: the answer carries the secret")
+    eq(d.webhook(b'{"n":1}', ts=now).status, 200, "first delivery")
+    r = d.webhook(b'{"n":1}', ts=now)
+    eq(r.status, 409, "replay")
+    check("already accepted" in r.json().get("error", ""), f"replay: {r.json()}")
+
+
 def _raw_post(port: int, path: str, body: bytes, headers: dict, chunked: bool = False) -> Resp | str:
     """POST that reports a connection closed without an HTTP answer as a string instead of raising."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
