@@ -93,7 +93,8 @@ class Daemon {
   struct ProfileState {
     std::string engine;
     std::string last_success_at;
-    std::string last_error;
+    std::string last_error;                ///< last_errors joined with "; "
+    std::vector<std::string> last_errors;  ///< of the last failed compile, publish or apply; empty after a success
     std::string last_error_at;
     std::vector<Finding> findings;
     std::uint64_t compiles = 0;

@@ -45,12 +45,20 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     entry["status"] = "failed";
     st.failures++;
     counters_["tagwarden_compile_failures_total{profile=\"" + profile.name + "\"}"]++;
-    st.last_error = entry["errors"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // A sentence for people and a list for tools (last_error used to be the list's JSON text,
+    // a string a consumer had to parse a second time).
+    st.last_errors.clear();
+    st.last_error.clear();
+    for (const auto& err : entry["errors"]) {
+      st.last_errors.push_back(err.is_string() ? err.get<std::string>() : err.dump());
+      st.last_error += (st.last_error.empty() ? "" : "; ") + st.last_errors.back();
+    }
     st.last_error_at = at;
     log::error("profile_failed", {{"profile", profile.name}, {"errors", entry["errors"]}});
   } else {
     st.last_success_at = at;
     st.last_error.clear();
+    st.last_errors.clear();
     st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
     // A successful apply converged the server to the new policy: nothing is left to withdraw.
     if (entry.contains("apply")) st.server_withdrawal_pending = false;

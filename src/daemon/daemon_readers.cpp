@@ -65,6 +65,7 @@ nlohmann::json Daemon::status() const {
                         {"findings", findings_json(st.findings)}};
     j["last_success_at"] = st.last_success_at.empty() ? nlohmann::json() : nlohmann::json(st.last_success_at);
     j["last_error"] = st.last_error.empty() ? nlohmann::json() : nlohmann::json(st.last_error);
+    j["last_errors"] = st.last_errors;
     j["last_error_at"] = st.last_error_at.empty() ? nlohmann::json() : nlohmann::json(st.last_error_at);
     if (st.server_withdrawal_pending || !st.server_withdrawn_at.empty()) {
       j["server_withdrawal"] = {

@@ -1118,6 +1118,33 @@ def degraded_state_is_visible_while_last_good_is_served(c: Ctx):
 
 
 @test
+def profile_failure_is_a_list_and_degrades(c: Ctx):
+    # /v1/status gave a failed profile's reasons as last_error = the JSON text of a list
+    # ('["user_map ..."]'), a string a tool had to parse again. Now last_errors is the list and
+    # last_error reads as a sentence; /readyz names the profile in degraded while its last good
+    # rules stay served.
+    d = c.daemon().start()
+    d.wait_ready()
+    good = d.rules().body
+    d.snapshot_path.write_text(DEMO_SNAPSHOT.replace("users:\n", "users:\n  - {name: collider, engine_user: member-sso}\n", 1))
+    eq(d.recompile().status, 422, "recompile with two users on one engine user")
+    p = d.status()["profiles"][0]
+    errors = p.get("last_errors")
+    check(isinstance(errors, list) and errors and all(isinstance(e, str) for e in errors), f"last_errors: {p}")
+    check(any("member-sso" in e for e in errors), f"last_errors names the engine user: {errors}")
+    eq(p["last_error"], "; ".join(errors), "last_error is the sentence")
+    check(not p["last_error"].startswith("["), f"last_error is not JSON text: {p['last_error']!r}")
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (200, ["profile:" + PROFILE]), "/readyz while the profile fails")
+    eq(d.rules().body, good, "the last good rules stay served")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile after the repair")
+    p = d.status()["profiles"][0]
+    eq((p["last_error"], p["last_errors"]), (None, []), "after the repair")
+    eq(d.get("/readyz").json().get("degraded"), [], "/readyz after the repair")
+
+
+@test
 def reload_says_which_settings_need_a_restart(c: Ctx):
     # Webhook settings (its secret too) and listeners are taken at start. A reload that changed
     # them logged only `config_reloaded`, so a webhook secret rotated in its file and reloaded
