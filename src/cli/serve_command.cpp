@@ -13,7 +13,7 @@
 namespace tw::cli {
 
 int run_serve(const std::vector<std::string>& args) {
-  const char* usage = "usage: tagwarden serve --config C [--log-level info|debug|warn]";
+  const char* usage = "usage: tagwarden serve --config C [--log-level debug|info|warn|error]";
   const char* teaching = R"(Runs the daemon: one reconcile loop keeps every profile of C current.
 
 The snapshot comes from C's source (source.file, reloaded when it changes, or
@@ -46,7 +46,11 @@ environment, 16 bytes or more each):
       "log-level", po::value<std::string>()->default_value("info"), "debug, info, warn or error");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, usage, teaching, vm); rc >= 0) return rc;
-  log::init(vm["log-level"].as<std::string>());
+  if (!log::init(vm["log-level"].as<std::string>())) {
+    std::cerr << "error: --log-level must be debug, info, warn or error (not "
+              << quote(vm["log-level"].as<std::string>()) << ")\n";
+    return kExitInvalidInput;
+  }
   const std::string config_path = vm["config"].as<std::string>();
   ConfigLoad loaded = load_config_file(config_path, true);
   if (!loaded.config) {

@@ -3,6 +3,9 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+#include <map>
+
 namespace tw::log {
 namespace {
 
@@ -24,7 +27,21 @@ std::string body(const std::string& event, nlohmann::json fields) {
 
 }  // namespace
 
-void init(const std::string& level) { logger()->set_level(spdlog::level::from_str(level)); }
+bool init(const std::string& level) {
+  // Only the documented names: spdlog reads anything else ("WARN", "warnig") as "off", which
+  // silenced every line, the errors too.
+  std::string name = level;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::map<std::string, spdlog::level::level_enum> kLevels = {{"debug", spdlog::level::debug},
+                                                                           {"info", spdlog::level::info},
+                                                                           {"warn", spdlog::level::warn},
+                                                                           {"warning", spdlog::level::warn},
+                                                                           {"error", spdlog::level::err}};
+  const auto it = kLevels.find(name);
+  if (it == kLevels.end()) return false;
+  logger()->set_level(it->second);
+  return true;
+}
 void info(const std::string& event, nlohmann::json fields) { logger()->info(body(event, std::move(fields))); }
 void warn(const std::string& event, nlohmann::json fields) { logger()->warn(body(event, std::move(fields))); }
 void error(const std::string& event, nlohmann::json fields) { logger()->error(body(event, std::move(fields))); }

@@ -7,7 +7,9 @@
 
 namespace tw::log {
 
-void init(const std::string& level);
+/// Sets the level: debug, info, warn (or warning) or error, in any case; false (and nothing
+/// changed) for any other name.
+bool init(const std::string& level);
 void info(const std::string& event, nlohmann::json fields = nlohmann::json::object());
 void warn(const std::string& event, nlohmann::json fields = nlohmann::json::object());
 void error(const std::string& event, nlohmann::json fields = nlohmann::json::object());

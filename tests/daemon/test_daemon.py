@@ -1145,6 +1145,31 @@ def profile_failure_is_a_list_and_degrades(c: Ctx):
 
 
 @test
+def log_level_typo_is_refused_not_silence(c: Ctx):
+    # spdlog reads an unknown level name as "off": `--log-level WARN` or a typo started a daemon
+    # that logged nothing at all, its errors included. Now the documented names (any case) work
+    # and anything else is refused with exit 2.
+    d = c.daemon()
+    for level, want in (("bogus", 2), ("off", 2), ("WARN", None), ("error", None)):
+        p = subprocess.run([str(BIN), "serve", "--config", str(d.config_path), "--log-level", level],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, env=d.env(), timeout=2) \
+            if want is not None else None
+        if want is not None:
+            eq(p.returncode, want, f"--log-level {level}")
+            check("--log-level must be debug, info, warn or error" in p.stderr, f"--log-level {level}: {p.stderr!r}")
+            continue
+        # a valid level: the daemon runs, and an error is still logged (a source that is missing)
+        d.snapshot_path.unlink(missing_ok=True)
+        proc = subprocess.Popen([str(BIN), "serve", "--config", str(d.config_path), "--log-level", level],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                env=d.env(), text=True)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+        check('"event":"source_failed"' in err, f"--log-level {level}: the source error is logged: {err[-500:]!r}")
+
+
+@test
 def reload_says_which_settings_need_a_restart(c: Ctx):
     # Webhook settings (its secret too) and listeners are taken at start. A reload that changed
     # them logged only `config_reloaded`, so a webhook secret rotated in its file and reloaded
