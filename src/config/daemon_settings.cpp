@@ -318,6 +318,11 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
           }
         }
       }
+      // The webhook secret is held by whoever sends webhooks (the governance platform): as a
+      // token it would also give that sender this token's API scopes.
+      if (!t.token.empty() && t.token == out.webhook_secret) {
+        e.error(e.path(), "has the same secret as the webhook: give the token its own secret");
+      }
       token_paths.push_back(i);
       out.tokens.push_back(std::move(t));
     }

@@ -307,6 +307,30 @@ TEST_CASE("a Trino rules_file must name a file", "[config]") {
   }
 }
 
+TEST_CASE("an API token cannot be the webhook secret", "[config]") {
+  // Whoever sends webhooks holds the webhook secret; as an admin token it would also open
+  // /v1/validate, /v1/explain and /v1/recompile to them (accepted before; ops audit).
+  const std::string secret = "shared-webhook-and-token-0123";
+  setenv("TW_CONFIG_TEST_SHARED", secret.c_str(), 1);
+  setenv("TW_CONFIG_TEST_OWN", "own-token-secret-0123456789", 1);
+  const tw::ConfigLoad r = resolved(std::string(kTrinoProfile) + R"(webhook: {secret_env: TW_CONFIG_TEST_SHARED}
+tokens:
+  - {name: ops, token_env: TW_CONFIG_TEST_SHARED, scopes: [admin]}
+)");
+  CHECK_FALSE(r.config.has_value());
+  const Names errors = twtest::error_strings(r.errors);
+  CHECK(errors == Names{"tokens[0]: has the same secret as the webhook: give the token its own secret"});
+  CHECK_FALSE(mentions(errors, secret));
+  const tw::ConfigLoad ok = resolved(std::string(kTrinoProfile) + R"(webhook: {secret_env: TW_CONFIG_TEST_SHARED}
+tokens:
+  - {name: ops, token_env: TW_CONFIG_TEST_OWN, scopes: [admin]}
+)");
+  INFO(twtest::join_errors(ok.errors));
+  CHECK(ok.config.has_value());
+  unsetenv("TW_CONFIG_TEST_SHARED");
+  unsetenv("TW_CONFIG_TEST_OWN");
+}
+
 TEST_CASE("two profiles cannot share a rules_file", "[config]") {
   // The file would hold whichever profile published last: with withhold_writes: false on the
   // second, Trino reading the first's file could get writes the first withholds (found by the
