@@ -115,7 +115,8 @@ void Daemon::restore_state() {
     // publish that saved the state and then failed to write the file). It says what HTTP
     // serves: the restored artifact, or deny-all until the first good compile.
     const auto served = map->find(p.name);
-    write_rules_file(p, served == map->end() ? nullptr : &served->second->artifact);
+    profiles_[p.name].note_rules_file(write_rules_file(p, served == map->end() ? nullptr : &served->second->artifact),
+                                      format_timestamp(now));
   }
   published_.store(std::move(map));
 }
@@ -416,7 +417,8 @@ bool Daemon::reload_config(std::string* error) {
                                             "the profile no longer writes this file: it now holds the "
                                             "deny-all document"}});
       }
-      write_deny_all(old);
+      write_deny_all(old);  // a failure is logged; a removed profile's file is not retried
+      if (!removed) kept[old.name].note_rules_file("", format_timestamp(clock_.now()));  // it has left that file
     }
   }
   // Every profile's rules_file starts out as what HTTP serves for it: a new profile, or one
@@ -425,7 +427,8 @@ bool Daemon::reload_config(std::string* error) {
     if (!p.rules_file) continue;
     const auto old = named(config_.profiles, p.name);
     if (old != config_.profiles.end() && old->rules_file == p.rules_file) continue;
-    write_rules_file(p, next->count(p.name) ? &next->at(p.name)->artifact : nullptr);
+    kept[p.name].note_rules_file(write_rules_file(p, next->count(p.name) ? &next->at(p.name)->artifact : nullptr),
+                                 format_timestamp(clock_.now()));
   }
   profiles_ = std::move(kept);
   published_.store(std::move(next));

@@ -115,6 +115,15 @@ class Daemon {
     /// The served artifact's bytes could not be stored after it was served: the state directory
     /// holds its metadata over older bytes (a restart refuses them), until a publish stores them.
     bool state_behind = false;
+    /// Trino file mode: why the last write of the rules_file failed (empty when it holds what
+    /// HTTP serves). While set, the file may grant more than HTTP (a stale or expired document
+    /// an earlier process left): it is rewritten after every pass until that succeeds.
+    std::string rules_file_error;
+    std::string rules_file_error_at;
+    void note_rules_file(const std::string& error, const std::string& at) {
+      rules_file_error = error;
+      rules_file_error_at = error.empty() ? "" : at;
+    }
   };
 
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
@@ -139,10 +148,11 @@ class Daemon {
   void withdraw_servers();
   /// The first half of withdraw_expired: the artifacts, the rules files and the timer. Takes mu_, then publish_mu_.
   void withdraw_published(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
-  /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged.
-  static void write_deny_all(const Profile& profile);
-  /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null; failures are logged.
-  static void write_rules_file(const Profile& profile, const Artifact* artifact);
+  /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged and returned.
+  static std::string write_deny_all(const Profile& profile);
+  /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null. Returns why
+  /// it failed (logged too), or "" when written or when the profile has no rules_file.
+  static std::string write_rules_file(const Profile& profile, const Artifact* artifact);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;

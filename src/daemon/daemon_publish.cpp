@@ -201,9 +201,13 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
                                         [&](const Profile& p) { return p.rules_file == profile.rules_file; });
         const auto served = published_.load();
         const auto it = owner == config_.profiles.end() ? served->end() : served->find(owner->name);
-        write_rules_file(profile, it == served->end() ? nullptr : &it->second->artifact);
+        const std::string error = write_rules_file(profile, it == served->end() ? nullptr : &it->second->artifact);
+        if (owner != config_.profiles.end()) profiles_[owner->name].note_rules_file(error, pa->published_at);
       }
-      if (!removed) write_rules_file(*configured, &pa->artifact);
+      if (!removed)
+        profiles_[profile.name].note_rules_file(write_rules_file(*configured, &pa->artifact), pa->published_at);
+    } else if (profile.rules_file) {
+      profiles_[profile.name].note_rules_file("", pa->published_at);  // written above
     }
     if (removed) {
       entry["status"] = "failed";
@@ -242,15 +246,20 @@ void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, n
   log::error("state_not_stored", {{"profile", profile.name}, {"version", stored.version}, {"error", error}});
 }
 
-void Daemon::write_deny_all(const Profile& profile) { write_rules_file(profile, nullptr); }
+std::string Daemon::write_deny_all(const Profile& profile) { return write_rules_file(profile, nullptr); }
 
-void Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
-  if (!profile.rules_file) return;
+std::string Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
+  if (!profile.rules_file) return {};
   try {
     write_file_atomically(*profile.rules_file, artifact ? *artifact->bytes : trino::deny_all_rules().text);
   } catch (const std::exception& e) {
-    log::error("rules_file_failed", {{"profile", profile.name}, {"error", e.what()}});
+    log::error("rules_file_failed",
+               {{"profile", profile.name},
+                {"error", e.what()},
+                {"message", "the file may grant more than the rules URL serves; retried after every pass"}});
+    return e.what();
   }
+  return {};
 }
 
 void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
@@ -290,7 +299,17 @@ void Daemon::withdraw_published(Timestamp now, std::optional<Timestamp> upcoming
     st.artifact_sha256.clear();
     withdrew = true;
     counters_["tagwarden_artifacts_withdrawn_total{profile=\"" + p.name + "\"}"]++;
-    write_deny_all(p);
+    st.note_rules_file(write_deny_all(p), format_timestamp(now));
+  }
+  // A rules_file that could not be written holds something else than what is served, perhaps
+  // more (a stale or expired document): rewritten after every pass until it holds it.
+  for (const auto& p : config_.profiles) {
+    auto& st = profiles_[p.name];
+    if (!p.rules_file || st.rules_file_error.empty()) continue;
+    const auto it = next->find(p.name);
+    const std::string error = write_rules_file(p, it == next->end() ? nullptr : &it->second->artifact);
+    if (error.empty()) log::info("rules_file_repaired", {{"profile", p.name}, {"rules_file", *p.rules_file}});
+    st.note_rules_file(error, error == st.rules_file_error ? st.rules_file_error_at : format_timestamp(now));
   }
   if (withdrew) published_.store(std::move(next));
 }

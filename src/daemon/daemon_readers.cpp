@@ -45,8 +45,10 @@ std::vector<std::string> Daemon::degraded() const {
   if (!source_last_error_.empty()) why.push_back("source");
   if (!config_reload_error_.empty()) why.push_back("config_reload");
   for (const auto& p : config_.profiles) {
-    if (auto it = profiles_.find(p.name); it != profiles_.end() && !it->second.last_error.empty())
-      why.push_back("profile:" + p.name);
+    const auto it = profiles_.find(p.name);
+    if (it == profiles_.end()) continue;
+    if (!it->second.last_error.empty()) why.push_back("profile:" + p.name);
+    if (p.rules_file && !it->second.rules_file_error.empty()) why.push_back("rules_file:" + p.name);
   }
   return why;
 }
@@ -67,6 +69,14 @@ nlohmann::json Daemon::status() const {
     j["last_error"] = st.last_error.empty() ? nlohmann::json() : nlohmann::json(st.last_error);
     j["last_errors"] = st.last_errors;
     j["last_error_at"] = st.last_error_at.empty() ? nlohmann::json() : nlohmann::json(st.last_error_at);
+    if (p.rules_file) {
+      // Whether the file Trino may read in file mode holds what the rules URL serves.
+      j["rules_file"] = {
+          {"path", *p.rules_file},
+          {"holds_served", st.rules_file_error.empty()},
+          {"error", st.rules_file_error.empty() ? nlohmann::json() : nlohmann::json(st.rules_file_error)},
+          {"error_at", st.rules_file_error_at.empty() ? nlohmann::json() : nlohmann::json(st.rules_file_error_at)}};
+    }
     if (st.server_withdrawal_pending || !st.server_withdrawn_at.empty()) {
       j["server_withdrawal"] = {
           {"pending", st.server_withdrawal_pending},
@@ -247,6 +257,8 @@ std::string Daemon::metrics() const {
        "# TYPE tagwarden_last_success_timestamp_seconds gauge\n";
   m << "# HELP tagwarden_profile_ready 1 when a good artifact is served for the profile.\n"
        "# TYPE tagwarden_profile_ready gauge\n";
+  m << "# HELP tagwarden_rules_file_current 1 when the profile's rules_file holds what its rules URL serves; 0 while "
+       "it could not be written (it may grant more).\n# TYPE tagwarden_rules_file_current gauge\n";
   for (const auto& p : config_.profiles) {
     const std::string label = "{profile=\"" + p.name + "\"}";
     auto it = map->find(p.name);
@@ -259,6 +271,8 @@ std::string Daemon::metrics() const {
       m << "tagwarden_last_success_timestamp_seconds" << label << " " << t->seconds << "\n";
     }
     m << "tagwarden_profile_ready" << label << " " << (it != map->end() ? 1 : 0) << "\n";
+    if (p.rules_file)
+      m << "tagwarden_rules_file_current" << label << " " << (st.rules_file_error.empty() ? 1 : 0) << "\n";
   }
   return m.str();
 }

@@ -1170,6 +1170,44 @@ def log_level_typo_is_refused_not_silence(c: Ctx):
 
 
 @test
+def unwritable_rules_file_is_visible_and_retried(c: Ctx):
+    # When the rules_file could not be written (read-only or full disk, something in the way),
+    # the daemon served deny-all over HTTP while the file kept whatever an earlier process left
+    # (with the frozen binary: {"catalogs":[{"allow":"all"}]...} on a read-only mount, for a
+    # profile with no state and an invalid snapshot), and said so in one rules_file_failed log
+    # line, never again: /v1/status, /readyz and /metrics were silent and nothing retried it.
+    # Now the profile's rules_file in /v1/status says holds_served: false with the error,
+    # /readyz lists rules_file:<profile> in degraded, tagwarden_rules_file_current is 0, and
+    # the file is rewritten after every pass until it holds what the URL serves.
+    blocker = c.tmp / "blocked"
+    blocker.write_text("a regular file where the rules directory should be\n")
+    rules_file = blocker / "rules.json"
+    d = c.daemon(snapshot=INVALID_YAML)
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_pass_done(1)
+    p = d.status()["profiles"][0]
+    rf = p.get("rules_file") or {}
+    eq((rf.get("path"), rf.get("holds_served")), (str(rules_file), False), f"status rules_file: {p}")
+    check(str(rules_file) in (rf.get("error") or "") and rf.get("error_at"), f"the error names the file: {rf}")
+    r = d.get("/readyz")
+    eq((r.status, r.json().get("degraded")), (503, ["source", "rules_file:" + PROFILE]), "/readyz")
+    eq(d.metrics().get(f'tagwarden_rules_file_current{{profile="{PROFILE}"}}'), 0, "tagwarden_rules_file_current")
+    blocker.unlink()
+    eq(d.recompile().status, 422, "a pass (the snapshot is still refused)")
+    rf = d.status()["profiles"][0].get("rules_file") or {}
+    eq((rf.get("holds_served"), rf.get("error")), (True, None), f"after the retry: {rf}")
+    eq(rules_file.read_bytes(), d.rules().body, "the file holds what the URL serves (deny-all)")
+    eq(json.loads(rules_file.read_text()).get("catalogs"), [{"allow": "none"}], "deny-all")
+    check(any(e.get("event") == "rules_file_repaired" for e in d.events()), "rules_file_repaired logged")
+    eq(d.metrics().get(f'tagwarden_rules_file_current{{profile="{PROFILE}"}}'), 1, "tagwarden_rules_file_current")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile of a valid snapshot")
+    eq(rules_file.read_bytes(), d.rules().body, "the file holds the served rules")
+    eq(d.get("/readyz").json().get("degraded"), [], "/readyz once all is well")
+
+
+@test
 def reload_says_which_settings_need_a_restart(c: Ctx):
     # Webhook settings (its secret too) and listeners are taken at start. A reload that changed
     # them logged only `config_reloaded`, so a webhook secret rotated in its file and reloaded
