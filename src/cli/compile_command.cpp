@@ -95,11 +95,7 @@ int run_compile(const std::vector<std::string>& args) {
   const bool emit_policyset = vm["emit-policyset"].as<bool>();
   const auto build_started = std::chrono::steady_clock::now();
   progress.say("building " + std::to_string(total) + " profile" + (total == 1 ? "" : "s"));
-  std::size_t built = 0;
-  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), [&](const CompiledProfile& cp) {
-    progress.say("[" + std::to_string(++built) + "/" + std::to_string(total) + "] " + cp.profile.name +
-                 (cp.artifact ? " built" : " FAILED"));
-  });
+  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), report_built(progress, total));
   progress.say("writing " + out_dir);
   timings["build_ms"] = since(build_started);
   timings["profiles"] = nlohmann::json::object();

@@ -4,6 +4,7 @@
 #include "common.h"
 #include "json_failure.h"
 #include "options.h"
+#include "progress.h"
 #include "tagwarden/compile/explain.h"
 #include "tagwarden/engines/trino/rules.h"
 
@@ -26,6 +27,8 @@ A profile that fails to compile (e.g. a StarRocks profile over its
 max_policies_per_tag) is listed with its errors ("failed to compile, nothing
 of this snapshot is enforced from it"; "status": "failed" and "errors" in
 --output json), and the other profiles are still explained.
+
+On a terminal, progress lines go to stderr while the profiles compile.
 
 Exit codes: 0 explained; 1 at least one profile failed to compile (the others
 were explained, as `compile` exits 1); 2 invalid input or unknown user (with
@@ -51,9 +54,12 @@ Example:
     return kExitInvalidInput;
   }
   const bool json_output = format == "json";
+  Progress progress;
+  progress.say("reading " + vm["snapshot"].as<std::string>() + " and " + vm["config"].as<std::string>());
   auto inputs = load_inputs_or_report(vm, json_output);
   if (!inputs) return kExitInvalidInput;
-  const std::vector<CompiledProfile> compiled = compile_all(*inputs);
+  const std::vector<CompiledProfile> compiled =
+      compile_all(*inputs, 0, report_built(progress, inputs->config.profiles.size()));
   std::vector<const ProfileCompile*> outcomes;
   int rc = kExitOk;
   for (const auto& cp : compiled) {

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "progress.h"
 
 namespace tw::cli {
 
@@ -32,6 +33,8 @@ and, only from `plan --dsn` / `apply` against a live StarRocks server:
   error   starrocks_foreign_mask          a column carries a masking policy tagwarden does not own
   warning starrocks_roles_not_activated   activate_all_roles_on_login is off on the server
 
+On a terminal, progress lines go to stderr while the profiles compile.
+
 Exit codes: 0 no profile failed; 1 a profile failed; 2 invalid input (with --output
 json also one JSON document on stdout: {"profile", "ok": false, "exit_code", "errors"}).
 
@@ -53,11 +56,13 @@ Example:
     return kExitInvalidInput;
   }
   const bool json_output = format == "json";
+  Progress progress;
+  progress.say("reading " + vm["snapshot"].as<std::string>() + " and " + vm["config"].as<std::string>());
   auto inputs = load_inputs_or_report(vm, json_output);
   if (!inputs) return kExitInvalidInput;
   std::vector<Finding> findings = snapshot_findings(*inputs->model);
   int rc = kExitOk;
-  for (auto& cp : compile_all(*inputs)) {
+  for (auto& cp : compile_all(*inputs, 0, report_built(progress, inputs->config.profiles.size()))) {
     if (!cp.result.errors.empty()) rc = kExitProfileFailed;
     for (auto& f : outcome_findings(cp)) findings.push_back(std::move(f));
   }

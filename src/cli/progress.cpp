@@ -17,4 +17,12 @@ void Progress::say(const std::string& line) {
   std::fflush(stderr);
 }
 
+std::function<void(const CompiledProfile&)> report_built(Progress& progress, std::size_t total) {
+  auto built = std::make_shared<std::size_t>(0);  // compile_all calls one at a time
+  return [&progress, total, built](const CompiledProfile& cp) {
+    progress.say("[" + std::to_string(++*built) + "/" + std::to_string(total) + "] " + cp.profile.name +
+                 (cp.artifact ? " built" : " FAILED"));
+  };
+}
+
 }  // namespace tw::cli

@@ -5,8 +5,13 @@
 // --output json captures for its failure document (json_failure.h).
 
 #include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
+
+#include "common.h"
 
 namespace tw::cli {
 
@@ -24,5 +29,8 @@ class Progress {
   std::chrono::steady_clock::time_point started_;
   std::mutex mu_;
 };
+
+/// For compile_all's on_built: reports "[k/N] <profile> built" (or FAILED) as each finishes.
+std::function<void(const CompiledProfile&)> report_built(Progress& progress, std::size_t total);
 
 }  // namespace tw::cli

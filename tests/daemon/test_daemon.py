@@ -1851,38 +1851,45 @@ def json_output_failure_is_one_document(c: Ctx):
 
 @test
 def compile_progress_on_a_terminal_only(c: Ctx):
-    # A long compile (an L snapshot takes about a minute) printed nothing until it was done. On a
-    # terminal it now says what it is doing on stderr; to a pipe or a file nothing changes.
+    # A long compile (an L snapshot takes about a minute, and explain and findings compile as
+    # much) printed nothing until it was done. On a terminal they now say what they are doing on
+    # stderr; to a pipe or a file nothing changes.
     import pty
-    base = [str(BIN), "compile", "--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
-            "--config", str(ROOT / "examples" / "demo" / "profiles.yaml")]
-    piped = subprocess.run(base + ["--out", str(c.tmp / "piped")], capture_output=True, text=True)
+    inputs = ["--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+              "--config", str(ROOT / "examples" / "demo" / "profiles.yaml")]
+    piped = subprocess.run([str(BIN), "compile"] + inputs + ["--out", str(c.tmp / "piped")],
+                           capture_output=True, text=True)
     eq((piped.returncode, piped.stderr), (0, ""), "compile to a pipe: no progress")
-    master, slave = pty.openpty()
-    try:
-        r = subprocess.run(base + ["--out", str(c.tmp / "tty"), "--output", "json"], stdout=subprocess.PIPE,
-                           stderr=slave, text=True)
-        os.close(slave)
-        slave = -1
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        if slave >= 0:
+    for command, extra in (("compile", ["--out", str(c.tmp / "tty")]), ("findings", []),
+                           ("explain", ["--user", "grace.lee"])):
+        master, slave = pty.openpty()
+        try:
+            r = subprocess.run([str(BIN), command] + inputs + extra + ["--output", "json"], stdout=subprocess.PIPE,
+                               stderr=slave, text=True)
             os.close(slave)
-        os.close(master)
-    eq(r.returncode, 0, "compile with stderr on a terminal")
-    json.loads(r.stdout)  # stdout is still exactly the JSON document
-    lines = seen.decode(errors="replace").replace("\r", "").splitlines()
-    check(any(re.fullmatch(r"tagwarden: \[ *[0-9.]+ s\] \[1/1\] trino_main built", ln) for ln in lines),
-          f"progress names the profile as it is built: {lines}")
-    check(lines and lines[-1].startswith("tagwarden: [") and "writing " in lines[-1], f"then the writing: {lines}")
+            slave = -1
+            seen = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        finally:
+            if slave >= 0:
+                os.close(slave)
+            os.close(master)
+        eq(r.returncode, 0, f"{command} with stderr on a terminal")
+        json.loads(r.stdout)  # stdout is still exactly the JSON document
+        lines = seen.decode(errors="replace").replace("\r", "").splitlines()
+        check(lines and lines[0].startswith("tagwarden: [") and "reading " in lines[0], f"{command}: {lines}")
+        check(any(re.fullmatch(r"tagwarden: \[ *[0-9.]+ s\] \[1/1\] trino_main built", ln) for ln in lines),
+              f"{command}: progress names the profile as it is built: {lines}")
+        if command == "compile":
+            check("writing " in lines[-1], f"then the writing: {lines}")
+
 
 @test
 def compile_unwritable_output_is_one_json_document(c: Ctx):
