@@ -49,7 +49,8 @@ differential_self_check() {
     --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh"
 }
 reference_tests() {
-  # test_policy_scenarios.py judges the built binary with Trino's evaluator (58 scenarios of MODEL.md §4).
+  # test_policy_scenarios.py and test_clearance_scenarios.py judge the built binary with Trino's evaluator
+  # (58 scenarios of MODEL.md §4; 27 of §1-§2, the clearances).
   TAGWARDEN_BIN="$root/build/tagwarden" TRINO_ORACLE="$root/tests/trino-oracle/run.sh" \
     python3 -m unittest discover -s tests/differential -p 'test_*.py'
 }

@@ -361,6 +361,9 @@ class SnapshotValidator {
   std::vector<std::string> read_tags(EntryReader& e, std::string_view key) {
     std::vector<std::string> tags = e.string_list(key, "tag");
     std::vector<std::string> known;
+    // string_list has reported a value that is not a list (or holds no valid name); reading it
+    // again as a list would report it a second time.
+    if (tags.empty()) return known;
     const std::optional<JsonValue> list = e.array(key, false);
     if (!list) return known;
     for (const auto [k, item] : list->indexed()) {
