@@ -479,7 +479,8 @@ std::optional<json> typed_value(const std::string& column_type, const json& v, s
   return refuse("no literal is made for a " + type + " column");
 }
 
-std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user) {
+std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
+                                           PolicyReasons reasons) {
   std::vector<PolicyDecision> out;
   const Object& o = m.object(op.object);
   const auto& object_tags = m.object_tags[op.object];
@@ -565,18 +566,20 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
     // Applies to: roles held directly or through a group count (more masking,
     // never less). Exempt: only roles held directly, as for clearances.
     const std::string& name = m.user(user).name;
+    const bool with_roles = reasons == PolicyReasons::WithRoles;
+    auto status = [&](const PrincipalSet& set, bool through_groups) {
+      return with_roles ? principal_status(m, user, set, through_groups) : std::string();
+    };
     if (!p.applies_to.empty() && !holds(m, user, p.applies_to, true)) {
-      d.reason =
-          "not applied: " + name + " is not among its applies_to" + principal_status(m, user, p.applies_to, true);
+      d.reason = "not applied: " + name + " is not among its applies_to" + status(p.applies_to, true);
     } else if (!p.exempt.empty() && holds(m, user, p.exempt, false)) {
-      d.reason = "not applied: " + name + " is exempt" + principal_status(m, user, p.exempt, false);
+      d.reason = "not applied: " + name + " is exempt" + status(p.exempt, false);
     } else {
       d.applies = true;
-      d.reason =
-          "applies through " + scope_text +
-          (p.applies_to.empty() ? " to everyone" : " to " + name + principal_status(m, user, p.applies_to, true));
+      d.reason = "applies through " + scope_text +
+                 (p.applies_to.empty() ? " to everyone" : " to " + name + status(p.applies_to, true));
       // An exemption that does not reach them: say why (an expired or group-held role).
-      if (!p.exempt.empty()) d.reason += "; not exempt" + principal_status(m, user, p.exempt, false);
+      if (with_roles && !p.exempt.empty()) d.reason += "; not exempt" + status(p.exempt, false);
       if (p.type == PolicyType::RowFilter) {
         try {
           if (only_through_bases)

@@ -213,7 +213,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     if (m.snapshot->policies.empty()) break;
     ObjectPolicies obj;
     obj.object = op.engine_name.str();
-    obj.considered = judge_policies(m, op, user);
+    obj.considered = judge_policies(m, op, user, PolicyReasons::WithRoles);
     if (obj.considered.empty()) continue;
     if (const AccessClass* cls = op.class_of(user)) obj.effective = cls->access;
     for (const auto& mk : obj.effective.masks) obj.masks.push_back(enforced_mask(ps.engine, mk));
