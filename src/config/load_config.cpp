@@ -105,10 +105,17 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
         }
       }
       if (!e.has("catalogs")) e.error(e.path("catalogs"), "is required (the platform catalogs this profile covers)");
+      const std::size_t errors_before = e.errors().size();
       p.catalogs = e.string_list("catalogs", "catalog");
-      for (const auto& c : p.catalogs) {
+      // An empty list compiles to deny-all for everyone: a locked-out engine, said at load instead.
+      const bool whole_list = e.errors().size() == errors_before;  // else entries were dropped: no index
+      if (e.has("catalogs") && p.catalogs.empty() && whole_list)
+        e.error(e.path("catalogs"), "names no catalog: list the platform catalogs this profile covers");
+      for (std::size_t i = 0; i < p.catalogs.size(); ++i) {
+        const std::string& c = p.catalogs[i];
         if (c.find('.') != std::string::npos || c == "*")
-          e.error(e.path("catalogs"), "catalog \"" + c + "\" is not a catalog name");
+          e.error(e.path("catalogs") + (whole_list ? "[" + std::to_string(i) + "]" : ""),
+                  "catalog \"" + c + "\" is not a catalog name");
       }
       p.catalog_map = read_name_map(e, "catalog_map", "catalog");
       // Trino folds catalog names to lowercase: two catalogs that fold to one would merge.

@@ -161,9 +161,14 @@ TEST_CASE("other field checks", "[config]") {
   CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withhold_writes: \"no\"}]\n") ==
         Names{"profiles[0].withhold_writes: must be true or false, found a string"});
   CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a.b]}]\n") ==
-        Names{R"(profiles[0].catalogs: catalog "a.b" is not a catalog name)"});
+        Names{R"(profiles[0].catalogs[0]: catalog "a.b" is not a catalog name)"});
   CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a, a]}]\n") ==
         Names{R"(profiles[0].catalogs[1]: duplicate catalog "a")"});
+  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a, \"*\"]}]\n") ==
+        Names{R"(profiles[0].catalogs[1]: catalog "*" is not a catalog name)"});
+  // No catalog would compile to deny-all for everyone: refused at load.
+  CHECK(config_errors("profiles: [{name: p, engine: starrocks, catalogs: []}]\n") ==
+        Names{"profiles[0].catalogs: names no catalog: list the platform catalogs this profile covers"});
 }
 
 TEST_CASE("all config errors are reported at once", "[config]") {
