@@ -15,10 +15,14 @@
 
 #include "daemon/daemon.h"
 #include "helpers.h"
+#include "scripted_source.h"
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/model/document.h"
 
 namespace {
+
+using tw_test::reconcile;
+using tw_test::ScriptedSource;
 
 const char* kSnapshot = R"({
   "version": 1, "generated_at": "2026-11-30T12:00:00Z",
@@ -37,48 +41,6 @@ std::string snapshot_with(const std::string& tags) {
   std::string s = kSnapshot;
   s.replace(s.find("%TAGS%"), 6, tags);
   return s;
-}
-
-// Hands the daemon one body per set(); throws from fetch while failing is set.
-class ScriptedSource : public tw::SnapshotSource {
- public:
-  void set(std::string body) {
-    std::lock_guard lock(mu_);
-    body_ = std::move(body);
-    fresh_ = true;
-  }
-  void fail(bool on) {
-    std::lock_guard lock(mu_);
-    failing_ = on;
-  }
-  tw::SourceFetch fetch() override {
-    std::lock_guard lock(mu_);
-    if (failing_) throw std::bad_alloc();
-    tw::SourceFetch f;
-    f.status = fresh_ ? tw::SourceFetch::Status::Changed : tw::SourceFetch::Status::Unchanged;
-    if (fresh_) f.body = body_;
-    fresh_ = false;
-    return f;
-  }
-  void reset() override {
-    std::lock_guard lock(mu_);
-    fresh_ = true;
-  }
-  std::string describe() const override { return "scripted"; }
-
- private:
-  std::mutex mu_;
-  std::string body_;
-  bool fresh_ = false;
-  bool failing_ = false;
-};
-
-tw::ReconcileOutcome reconcile(tw::Daemon& daemon) {
-  auto done = std::make_shared<std::promise<tw::ReconcileOutcome>>();
-  auto outcome = done->get_future();
-  daemon.request("test", [done](const tw::ReconcileOutcome& o) { done->set_value(o); });
-  REQUIRE(outcome.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
-  return outcome.get();
 }
 
 }  // namespace

@@ -14,9 +14,13 @@
 
 #include "daemon/daemon.h"
 #include "helpers.h"
+#include "scripted_source.h"
 #include "tagwarden/publish/state_store.h"
 
 namespace {
+
+using tw_test::reconcile;
+using tw_test::ScriptedSource;
 
 const char* kSnapshot = R"({
   "version": 1, "generated_at": "2026-11-30T12:00:00Z",
@@ -36,42 +40,6 @@ std::string snapshot(bool ana_cleared) {
   return s;
 }
 
-class FixedSource : public tw::SnapshotSource {
- public:
-  explicit FixedSource(std::string body) : body_(std::move(body)) {}
-  void set(std::string body) {
-    std::lock_guard lock(mu_);
-    body_ = std::move(body);
-    fresh_ = true;
-  }
-  tw::SourceFetch fetch() override {
-    std::lock_guard lock(mu_);
-    tw::SourceFetch f;
-    f.status = fresh_ ? tw::SourceFetch::Status::Changed : tw::SourceFetch::Status::Unchanged;
-    if (fresh_) f.body = body_;
-    fresh_ = false;
-    return f;
-  }
-  void reset() override {
-    std::lock_guard lock(mu_);
-    fresh_ = true;
-  }
-  std::string describe() const override { return "fixed"; }
-
- private:
-  std::mutex mu_;
-  std::string body_;
-  bool fresh_ = true;
-};
-
-tw::ReconcileOutcome reconcile(tw::Daemon& daemon) {
-  auto done = std::make_shared<std::promise<tw::ReconcileOutcome>>();
-  auto outcome = done->get_future();
-  daemon.request("test", [done](const tw::ReconcileOutcome& o) { done->set_value(o); });
-  REQUIRE(outcome.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
-  return outcome.get();
-}
-
 long counter(const std::string& metrics, const std::string& series) {
   const auto at = metrics.find(series + " ");
   return at == std::string::npos ? 0 : std::stol(metrics.substr(at + series.size() + 1));
@@ -79,7 +47,7 @@ long counter(const std::string& metrics, const std::string& series) {
 
 // A daemon on `state_dir` whose source can never compile: what it serves is what it restored.
 std::shared_ptr<const tw::PublishedArtifact> restored(const tw::Config& config) {
-  tw::Daemon daemon(config, "", std::make_shared<FixedSource>("{\"version\": 1, \"users\": ["));
+  tw::Daemon daemon(config, "", std::make_shared<ScriptedSource>("{\"version\": 1, \"users\": ["));
   daemon.restore_state();
   return daemon.published("trino_main");
 }
@@ -108,7 +76,7 @@ TEST_CASE("a restart that finds older bytes under the served digest serves deny-
   const tw::Config config = state.config();
   std::string older_bytes;
   {
-    auto source = std::make_shared<FixedSource>(snapshot(true));
+    auto source = std::make_shared<ScriptedSource>(snapshot(true));
     tw::Daemon daemon(config, "", source);
     daemon.restore_state();
     std::thread loop([&] { daemon.run(); });
@@ -138,7 +106,7 @@ TEST_CASE("a restart that finds older bytes under the served digest serves deny-
 TEST_CASE("the artifact is served before its bytes are stored, and a failed store is retried by the next pass") {
   const StateDir state("tw-state-retry");
   const tw::Config config = state.config();
-  auto source = std::make_shared<FixedSource>(snapshot(false));
+  auto source = std::make_shared<ScriptedSource>(snapshot(false));
   tw::Daemon daemon(config, "", source);
   daemon.restore_state();
   std::thread loop([&] { daemon.run(); });
