@@ -290,7 +290,6 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
 
   phase = std::chrono::steady_clock::now();
   auto model = build_model(snapshot, now);
-  auto found = snapshot_findings(*model);
   end_phase("model");
   // Profiles are built at once (pure, each into its own slot), then published one by one.
   struct Previous {
@@ -330,6 +329,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   });
   for (auto& entry : entries) outcome.profiles.push_back(std::move(entry));
   end_phase("build");  // and publish: each profile as soon as it is built
+  // Findings are for people (GET /v1/findings), not for what the engines enforce: worked out
+  // after every profile is served, off the webhook-to-served path.
+  auto found = snapshot_findings(*model);
+  end_phase("findings");
   {
     std::lock_guard lock(mu_);
     model_ = model;
