@@ -14,6 +14,11 @@ namespace tw {
 
 using daemon_helpers::findings_json;
 
+namespace {
+// Status fields that are unset read as JSON null, not "".
+nlohmann::json null_if_empty(const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); }
+}  // namespace
+
 std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& profile) const {
   auto map = published_.load();
   auto it = map->find(profile);
@@ -65,23 +70,21 @@ nlohmann::json Daemon::status() const {
                         {"failures", st.failures},
                         {"last_duration_ms", st.last_duration_ms},
                         {"findings", findings_json(st.findings)}};
-    j["last_success_at"] = st.last_success_at.empty() ? nlohmann::json() : nlohmann::json(st.last_success_at);
-    j["last_error"] = st.last_error.empty() ? nlohmann::json() : nlohmann::json(st.last_error);
+    j["last_success_at"] = null_if_empty(st.last_success_at);
+    j["last_error"] = null_if_empty(st.last_error);
     j["last_errors"] = st.last_errors;
-    j["last_error_at"] = st.last_error_at.empty() ? nlohmann::json() : nlohmann::json(st.last_error_at);
+    j["last_error_at"] = null_if_empty(st.last_error_at);
     if (p.rules_file) {
       // Whether the file Trino may read in file mode holds what the rules URL serves.
-      j["rules_file"] = {
-          {"path", *p.rules_file},
-          {"holds_served", st.rules_file_error.empty()},
-          {"error", st.rules_file_error.empty() ? nlohmann::json() : nlohmann::json(st.rules_file_error)},
-          {"error_at", st.rules_file_error_at.empty() ? nlohmann::json() : nlohmann::json(st.rules_file_error_at)}};
+      j["rules_file"] = {{"path", *p.rules_file},
+                         {"holds_served", st.rules_file_error.empty()},
+                         {"error", null_if_empty(st.rules_file_error)},
+                         {"error_at", null_if_empty(st.rules_file_error_at)}};
     }
     if (st.server_withdrawal_pending || !st.server_withdrawn_at.empty()) {
-      j["server_withdrawal"] = {
-          {"pending", st.server_withdrawal_pending},
-          {"error", st.server_withdrawal_error.empty() ? nlohmann::json() : nlohmann::json(st.server_withdrawal_error)},
-          {"withdrawn_at", st.server_withdrawn_at.empty() ? nlohmann::json() : nlohmann::json(st.server_withdrawn_at)}};
+      j["server_withdrawal"] = {{"pending", st.server_withdrawal_pending},
+                                {"error", null_if_empty(st.server_withdrawal_error)},
+                                {"withdrawn_at", null_if_empty(st.server_withdrawn_at)}};
     }
     if (auto it = map->find(p.name); it != map->end()) {
       j["artifact"] = {{"sha256", it->second->artifact.sha256},    {"version", it->second->version},
@@ -95,9 +98,9 @@ nlohmann::json Daemon::status() const {
     profiles.push_back(std::move(j));
   }
   nlohmann::json source = {{"describe", source_->describe()}};
-  source["last_ok_at"] = source_last_ok_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_ok_at_);
-  source["last_error"] = source_last_error_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_);
-  source["last_error_at"] = source_last_error_at_.empty() ? nlohmann::json() : nlohmann::json(source_last_error_at_);
+  source["last_ok_at"] = null_if_empty(source_last_ok_at_);
+  source["last_error"] = null_if_empty(source_last_error_);
+  source["last_error_at"] = null_if_empty(source_last_error_at_);
   // Every reason the current snapshot is refused, not only the first: an operator fixing a
   // generated snapshot wants the whole list in one look. Bounded so a wholly broken snapshot
   // cannot make the status page megabytes long.
@@ -109,9 +112,8 @@ nlohmann::json Daemon::status() const {
   source["snapshot_error_count"] = snapshot_errors_.size();
   nlohmann::json config = {
       {"file", config_path_}, {"loaded_at", config_loaded_at_}, {"pending_restart", config_pending_restart_}};
-  config["last_reload_error"] = config_reload_error_.empty() ? nlohmann::json() : nlohmann::json(config_reload_error_);
-  config["last_reload_error_at"] =
-      config_reload_error_at_.empty() ? nlohmann::json() : nlohmann::json(config_reload_error_at_);
+  config["last_reload_error"] = null_if_empty(config_reload_error_);
+  config["last_reload_error_at"] = null_if_empty(config_reload_error_at_);
   return {{"generation", generation_},
           {"now", format_timestamp(clock_.now())},
           {"next_expiry", next_expiry_ ? nlohmann::json(format_timestamp(*next_expiry_)) : nlohmann::json()},
