@@ -10,6 +10,7 @@
 
 #include "api_auth.h"
 #include "log.h"
+#include "tagwarden/engines/trino/opa.h"
 #include "tagwarden/engines/trino/rules.h"
 #include "tagwarden/model/timestamp.h"
 
@@ -103,6 +104,26 @@ bool is_rules_path(const std::string& path) {
          path.compare(path.size() - kRulesSuffix.size(), kRulesSuffix.size(), kRulesSuffix) == 0;
 }
 
+// POST /v1/profiles/<name>/trino-opa/<endpoint>: Trino's OPA access control asks here.
+const std::string kOpaInfix = "/trino-opa/";
+
+struct OpaPath {
+  std::string profile;
+  std::string endpoint;
+};
+
+std::optional<OpaPath> opa_path(const std::string& path) {
+  if (path.rfind(kRulesPrefix, 0) != 0) return std::nullopt;
+  const auto infix = path.find(kOpaInfix, kRulesPrefix.size());
+  if (infix == std::string::npos || infix == kRulesPrefix.size()) return std::nullopt;
+  OpaPath out{path.substr(kRulesPrefix.size(), infix - kRulesPrefix.size()), path.substr(infix + kOpaInfix.size())};
+  if (out.profile.find('/') != std::string::npos || out.endpoint.find('/') != std::string::npos) return std::nullopt;
+  return out;
+}
+
+// A batch names every table of a schema or every column of a table: far more than a rules poll.
+constexpr std::size_t kOpaMaxBody = 16 * 1024 * 1024;
+
 }  // namespace
 
 // One thread that runs jobs in order, with a bounded number waiting: slow work (validate
@@ -171,6 +192,7 @@ http::ListenerOptions Api::listener_options() const {
     const std::string path = path_of(std::string(h.target()));
     if (path == "/v1/webhook") return webhook;
     if (path == "/v1/validate") return validate;  // a whole proposed snapshot (server.validate_max_body_bytes)
+    if (opa_path(path)) return kOpaMaxBody;
     return 64 * 1024;
   };
   options.gate = [this](const http::bhttp::request_header<>& h, const std::string& listener) {
@@ -211,7 +233,16 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
     if (settings_.server.rules_require_token) return check("read");
     return std::nullopt;
   }
-  if (rules_only) return error_response(404, "this listener serves only /healthz, /readyz and rules");
+  if (opa_path(path)) {
+    // Decisions are the rules document asked one at a time: served and guarded as it is.
+    if (!post) return error_response(405, "use POST (Trino's OPA access control sends {\"input\": ...})");
+    if (!settings_.server.rules_listen.empty() && !rules_only) {
+      return error_response(404, "decisions are served on the rules listener only (server.rules_listen)");
+    }
+    if (settings_.server.rules_require_token) return check("read");
+    return std::nullopt;
+  }
+  if (rules_only) return error_response(404, "this listener serves only /healthz, /readyz, rules and decisions");
   if (path == "/v1/webhook") {
     if (!post) return error_response(405, "use POST");
     return std::nullopt;  // signed over its body: verified after reading it (webhook.max_body_bytes)
@@ -260,6 +291,36 @@ http::Response Api::rules(const http::Exchange& ex, const std::string& profile) 
   return res;
 }
 
+http::Response Api::opa_decision(const http::Exchange& ex, const std::string& profile, const std::string& name) {
+  const std::optional<Engine> engine = daemon_.engine_of(profile);
+  if (!engine) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (*engine != Engine::Trino)
+    return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it answers no Trino decisions");
+  const std::optional<trino::OpaEndpoint> endpoint = trino::opa_endpoint_named(name);
+  if (!endpoint) {
+    return error_response(404, "no such decision endpoint \"" + name +
+                                   "\": use allow, batch, row-filters, column-mask or batch-column-masks");
+  }
+  json body;
+  try {
+    body = json::parse(ex.request.body());
+  } catch (const json::parse_error& e) {
+    return error_response(400, std::string("the body is not JSON: ") + e.what());
+  }
+  auto published = daemon_.published(profile);
+  const bool ready = published && published->opa;
+  http::Response res;
+  try {
+    // Until a good compile is served (or after it was withdrawn), every decision is a refusal.
+    res = json_response(200, ready ? published->opa->answer(*endpoint, body) : trino::OpaDecider::deny_all(*endpoint));
+  } catch (const trino::OpaBadRequest& e) {
+    return error_response(400, std::string("not a request of Trino's OPA access control: ") + e.what());
+  }
+  res.set("X-Tagwarden-Ready", ready ? "true" : "false");
+  if (ready) res.set("X-Tagwarden-Version", std::to_string(published->version));
+  return res;
+}
+
 void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only) {
   // The gate already refused these before reading the body; checked again here so that a
   // handler used without the gate is no weaker.
@@ -287,6 +348,7 @@ void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_o
         path.substr(kRulesPrefix.size(), path.size() - kRulesPrefix.size() - kRulesSuffix.size());
     return respond(rules(ex, profile));
   }
+  if (auto opa = opa_path(path)) return respond(opa_decision(ex, opa->profile, opa->endpoint));
   if (path == "/v1/webhook") return webhook(std::move(ex), respond);
   if (path == "/v1/status") return respond(json_response(200, daemon_.status()));
   if (path == "/v1/findings") return respond(json_response(200, {{"findings", daemon_.findings()}}));

@@ -4,6 +4,7 @@
 //
 //   GET  /healthz /readyz                                 no token
 //   GET  /v1/profiles/<name>/trino-rules.json             no token unless server.rules_require_token
+//   POST /v1/profiles/<name>/trino-opa/<endpoint>         the same (Trino's OPA access control asks here)
 //   POST /v1/webhook                                      HMAC signature, not a token
 //   GET  /v1/status /v1/findings /v1/explain?user= /metrics   scope read
 //   POST /v1/recompile                                    scope recompile
@@ -43,6 +44,8 @@ class Api {
   void handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only);
   void webhook(http::Exchange&& ex, const http::Respond& respond);
   http::Response rules(const http::Exchange& ex, const std::string& profile);
+  /// POST /v1/profiles/<profile>/trino-opa/<endpoint>: one request of Trino's OPA access control.
+  http::Response opa_decision(const http::Exchange& ex, const std::string& profile, const std::string& endpoint);
 
   Daemon& daemon_;
   boost::asio::io_context& io_;

@@ -21,6 +21,7 @@
 #include "tagwarden/compile/model.h"
 #include "tagwarden/config/profile.h"
 #include "tagwarden/engines/registry.h"
+#include "tagwarden/engines/trino/opa.h"
 #include "tagwarden/publish/state_store.h"
 #include "tagwarden/sources/source.h"
 
@@ -28,6 +29,10 @@ namespace tw {
 
 struct PublishedArtifact {
   Artifact artifact;
+  /// Trino: the decisions of this artifact, answered over Trino's OPA protocol; null for an
+  /// artifact restored from the state directory (its PolicySet is not kept), which is answered
+  /// as deny-all until the first good compile.
+  std::shared_ptr<const trino::OpaDecider> opa;
   std::uint64_t version = 0;
   std::string published_at;
   bool restored = false;  ///< loaded from the state directory, not compiled by this process
@@ -131,7 +136,8 @@ class Daemon {
   /// `valid_until` is the model's earliest upcoming role expiry, stored with the artifact.
   nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at,
                                 std::optional<Timestamp> valid_until);
-  void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until);
+  void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until,
+               std::shared_ptr<const trino::OpaDecider> opa = nullptr);
   /// After the artifact is served: its bytes into state_dir; a failure is recorded (state_behind).
   void store_bytes(const Profile& profile, const StoredArtifact& stored, nlohmann::json& entry);
   /// After every pass, whatever it could compile: stops serving every artifact whose

@@ -25,10 +25,16 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
   entry["reused_artifact"] = build.reused_artifact;
   entry["build_ms"] = build_ms;
   const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
-  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until);
-  if (build.compile.policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
+  std::shared_ptr<const PolicySet> policy_set;
+  std::shared_ptr<const trino::OpaDecider> opa;
+  if (build.compile.policy_set) {
+    policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+    if (profile.engine == Engine::Trino) opa = std::make_shared<const trino::OpaDecider>(policy_set);
+  }
+  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until, std::move(opa));
+  if (policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
       entry.value("status", "") == "ok") {
-    apply_starrocks(profile, *build.compile.policy_set, entry);
+    apply_starrocks(profile, *policy_set, entry);
   }
   entry["publish_ms"] = elapsed_ms(p0);
   std::lock_guard lock(mu_);
@@ -59,7 +65,7 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     st.last_success_at = at;
     st.last_error.clear();
     st.last_errors.clear();
-    st.policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
+    st.policy_set = policy_set;
     // A successful apply converged the server to the new policy: nothing is left to withdraw.
     if (entry.contains("apply")) st.server_withdrawal_pending = false;
     st.memo = build.compile.memo;
@@ -117,7 +123,7 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
 }
 
 void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry,
-                     std::optional<Timestamp> valid_until) {
+                     std::optional<Timestamp> valid_until, std::shared_ptr<const trino::OpaDecider> opa) {
   auto current = published_.load();
   auto it = current->find(profile.name);
   const bool same = it != current->end() && it->second->artifact.sha256 == artifact.sha256;
@@ -167,6 +173,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   pa->version = it == current->end() ? 1 : it->second->version + (same ? 0 : 1);
   pa->published_at = format_timestamp(clock_.now());
   pa->artifact = std::move(artifact);
+  pa->opa = std::move(opa);
   const StoredArtifact stored{pa->artifact, pa->version, pa->published_at, valid_until_text};
   try {
     // A restart must never serve something older than what Trino saw. The metadata of this
