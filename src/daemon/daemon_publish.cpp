@@ -32,8 +32,7 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     if (profile.engine == Engine::Trino) opa = std::make_shared<const trino::OpaDecider>(policy_set);
   }
   if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until, std::move(opa));
-  if (policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() &&
-      entry.value("status", "") == "ok") {
+  if (policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() && entry.value("status", "") == "ok") {
     apply_starrocks(profile, *policy_set, entry);
   }
   entry["publish_ms"] = elapsed_ms(p0);

@@ -47,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import gen_model  # noqa: E402
+from model_daemon import ModelDaemon  # noqa: E402
 from reference import (PRIVILEGES, EngineView, Profile, Reference,  # noqa: E402
                        pattern_matches)
 
@@ -68,6 +69,7 @@ class Result:
         self.failed = 0
         self.trino = 0
         self.trino_policy = 0  # column_mask / row_filters answers (not in self.trino)
+        self.opa = 0           # answers of Trino's OPA access control compared with the file-based ones
         self.fails = []        # (one-line summary, detail lines)
         self.selfcheck = []    # dicts: kind, what, detected, mandatory
         self.notes = []
@@ -138,9 +140,9 @@ class MultiOracle:
     (a thread writes the queries while this one reads).
     """
 
-    def __init__(self, oracle, logpath=None):
+    def __init__(self, oracle, logpath=None, args=("--multi",)):
         self.log = open(logpath, "ab") if logpath else tempfile.TemporaryFile()
-        self.p = subprocess.Popen(tool_cmd(oracle) + ["--multi"], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen(tool_cmd(oracle) + list(args), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.log, env=child_env())
         self.dec = json.JSONDecoder()
         self.text = ""
@@ -198,12 +200,13 @@ class MultiOracle:
                 raise EOFError("oracle exited (code %s): %s" % (self.p.wait(timeout=10), self.stderr_tail()))
             self.text += self.utf8.decode(chunk)
 
-    def ask(self, rules_path, queries_path):
-        """-> (answers or None, error or None); raises on a broken stream."""
+    def ask(self, rules_path, queries_path, load=None):
+        """-> (answers or None, error or None); raises on a broken stream. `load`: the line that
+        switches what is judged (default: the rules file at rules_path)."""
         with open(queries_path, "rb") as f:
             body = f.read()
         n = body.count(b"\n")
-        load = json.dumps({"op": "load", "path": os.path.abspath(rules_path)}).encode() + b"\n"
+        load = json.dumps(load or {"op": "load", "path": os.path.abspath(rules_path)}).encode() + b"\n"
         err = []
 
         def write():
@@ -232,9 +235,57 @@ _MULTI = {}
 
 
 def _close_multi():
-    m = _MULTI.pop("oracle", None)
-    if m is not None:
+    for key in [k for k in _MULTI if k == "oracle" or k.startswith("opa")]:
+        m = _MULTI.pop(key)
+        if m is not None:
+            m.close()
+
+
+def run_opa_judge(opts, base_url, batched, queries_path, answers_path):
+    """Trino's OPA access control (tests/trino-opa), asking the daemon at base_url, on the
+    same queries as the oracle. -> (answers list or None, error string or None)."""
+    key = "opa-batched" if batched else "opa"
+    m = _MULTI.get(key)
+    if m is None or not m.alive():
+        args = (["--batched"] if batched else []) + ["--multi"]
+        m = _MULTI[key] = MultiOracle(opts.opa_judge, opts.keep and os.path.join(
+            opts.keep, f"{key}-multi-{os.getpid()}.log"), args=args)
+        if not _MULTI.get("finalizer"):
+            _MULTI["finalizer"] = multiprocessing.util.Finalize(None, _close_multi, exitpriority=10)
+            atexit.register(_close_multi)
+    try:
+        answers, err = m.ask(None, queries_path, load={"op": "load", "url": base_url})
+    except (OSError, EOFError, TimeoutError, RuntimeError, ValueError) as e:
         m.close()
+        _MULTI.pop(key, None)
+        return None, f"OPA judge failed: {e}"
+    if answers is not None:
+        with open(answers_path, "w", encoding="utf-8") as f:
+            for a in answers:
+                f.write(json.dumps(a, ensure_ascii=False) + "\n")
+    return answers, err
+
+
+def compare_engines(queries, file_answers, opa_answers, prof, res, skip_unknown_users=None, label="opa"):
+    """Trino's OPA access control must decide every query exactly as Trino's file-based access
+    control decided it on the rules document of the same compile. `skip_unknown_users`: an
+    EngineView; policy answers (masks, filters) of users it does not know are not compared (the
+    file-based answer comes from a rule naming nobody, and the catalog refuses them anyway)."""
+    for i, q in enumerate(queries):
+        got = opa_answers[i] if i < len(opa_answers) else None
+        want = file_answers[i] if i < len(file_answers) else None
+        if skip_unknown_users is not None and q["user"] not in skip_unknown_users.by_engine_user:
+            continue
+        res.opa += 1
+        if isinstance(got, dict) and "error" not in got and got == want:
+            res.ok()
+            continue
+        res.fail(f"{label} {prof.name} {q['op']} user={q['user']!r} {q['catalog']}.{q['schema']}.{q['table']}"
+                 + (f" columns={q['columns']}" if "columns" in q else "")
+                 + (f" column={q['column']!r}" if "column" in q else "")
+                 + f": file-based rules decided {jdump(want)}, the OPA endpoint {jdump(got)}")
+    if len(opa_answers) != len(queries):
+        res.fail(f"{label} {prof.name}: the OPA judge gave {len(opa_answers)} answers to {len(queries)} queries")
 
 
 def run_oracle(opts, rules_path, queries_path, answers_path):
@@ -616,7 +667,7 @@ def build_policy_queries(ref, prof, ev, rng):
     return qs
 
 
-def compare_policy_answers(queries, expected, answers, ev, prof, res):
+def compare_policy_answers(queries, expected, answers, ev, prof, res, label="trino"):
     for i, (q, want) in enumerate(zip(queries, expected)):
         got = answers[i] if i < len(answers) else None
         res.trino_policy += 1
@@ -632,7 +683,7 @@ def compare_policy_answers(queries, expected, answers, ev, prof, res):
             res.ok()
             continue
         what = q["op"] + (f" column={q['column']!r} type={q['type']}" if q["op"] == "column_mask" else "")
-        res.fail(f"trino {prof.name} {what} user={q['user']!r} {q['catalog']}.{q['schema']}.{q['table']}: "
+        res.fail(f"{label} {prof.name} {what} user={q['user']!r} {q['catalog']}.{q['schema']}.{q['table']}: "
                  f"expected {jdump(want)} got {jdump(got) if got is not None else 'no answer'}",
                  "why: " + (ev.ref.explain(uname, o, prof) if uname else f"{q['user']!r} is no engine user"))
     if len(answers) != len(queries):
@@ -821,6 +872,41 @@ def _run_model(seed, opts, workdir, res):
         return
     ref = Reference(snapshot, opts.now)
     check_findings(ref, [Profile(p) for p in config["profiles"]], out, res)
+    if not (opts.oracle and opts.opa_judge):
+        return _check_profiles(seed, opts, workdir, res, config, ref, out, None)
+    try:
+        daemon = ModelDaemon(opts.tagwarden, workdir, config["profiles"], opts.now or snapshot["generated_at"])
+        daemon.__enter__()
+    except RuntimeError as e:
+        res.fail(f"opa: the daemon did not start: {e}")
+        return _check_profiles(seed, opts, workdir, res, config, ref, out, None)
+    try:
+        _check_profiles(seed, opts, workdir, res, config, ref, out, daemon)
+    finally:
+        daemon.__exit__(None, None, None)
+
+
+def _opa_check(opts, seed, daemon, prof, workdir, name, queries, expected, file_answers, ev, res, policy):
+    """The same queries through Trino's OPA access control, asking the daemon: the answers must be
+    the reference's and the file-based evaluator's. Models alternate the plugin's batched mode."""
+    batched = seed % 2 == 0
+    answers, err = run_opa_judge(opts, daemon.opa_base(prof.name), batched,
+                                 os.path.join(workdir, f"{name}_{prof.name}.jsonl"),
+                                 os.path.join(workdir, f"opa_{name}_answers_{prof.name}.jsonl"))
+    label = "opa-batched" if batched else "opa"
+    if err:
+        res.fail(f"{label} {prof.name}: {err}", "daemon log:\n" + daemon.log_tail())
+        return
+    if policy:
+        compare_policy_answers(queries, expected, answers, ev, prof, res, label=label)
+    else:
+        compare_answers(queries, expected, answers, ev, prof, res, label=label)
+    if file_answers is not None:
+        compare_engines(queries, file_answers, answers, prof, res, skip_unknown_users=ev if policy else None,
+                        label=label)
+
+
+def _check_profiles(seed, opts, workdir, res, config, ref, out, daemon):
     for pi, raw in enumerate(config["profiles"]):
         prof = Profile(raw)
         rng = random.Random(seed * 31 + pi)
@@ -865,6 +951,8 @@ def _run_model(seed, opts, workdir, res):
             base_bad = None
         else:
             base_bad = compare_answers(queries, expected, answers, ev, prof, res)
+        if daemon is not None:
+            _opa_check(opts, seed, daemon, prof, workdir, "queries", queries, expected, answers, ev, res, False)
         pq = build_policy_queries(ref, prof, ev, random.Random(seed * 37 + pi))
         pexp = [ev.decide(q) for q in pq]
         ppath = os.path.join(workdir, f"policy_queries_{prof.name}.jsonl")
@@ -880,6 +968,8 @@ def _run_model(seed, opts, workdir, res):
             res.fail(f"trino {prof.name} (policy queries): {perr}")
         else:
             compare_policy_answers(pq, pexp, panswers, ev, prof, res)
+        if daemon is not None:
+            _opa_check(opts, seed, daemon, prof, workdir, "policy_queries", pq, pexp, panswers, ev, res, True)
             if opts.self_check and pi == 0:
                 selfcheck_policy_rules(opts, rules_path, workdir, prof, pq, pexp, ev, res)
         if opts.self_check and pi == 0 and base_bad is not None:
@@ -916,16 +1006,24 @@ def main(argv=None):
     ap.add_argument("--oracle-mode", choices=["auto", "multi", "file"], default="auto",
                     help="multi: one JVM per worker (`ORACLE --multi`); file: `ORACLE rules.json` "
                          "per rules file; auto: multi, falling back to file")
+    ap.add_argument("--opa-judge", help="path to tests/trino-opa/run.sh: also serve every model with `tagwarden "
+                    "serve` and ask Trino's OPA access control the same queries (needs --oracle)")
     ap.add_argument("--keep", help="keep every model's files under this directory")
     ap.add_argument("--now", help="pass --now to the compiler and use it in the reference")
     ap.add_argument("--self-check", action="store_true",
                     help="mutate rules.json / policysets and assert the disagreements are detected")
     opts = ap.parse_args(argv)
-    for what, path in (("--tagwarden", opts.tagwarden), ("--oracle", opts.oracle)):
+    for what, path in (("--tagwarden", opts.tagwarden), ("--oracle", opts.oracle), ("--opa-judge", opts.opa_judge)):
         if path is not None and not os.path.isfile(path):
             print(f"run_differential: {what} {path}: no such file", file=sys.stderr)
             return 2
     opts.tagwarden = os.path.abspath(opts.tagwarden)
+    if opts.opa_judge:
+        if not opts.oracle:
+            print("run_differential: --opa-judge needs --oracle (the OPA answers are compared with it)",
+                  file=sys.stderr)
+            return 2
+        opts.opa_judge = os.path.abspath(opts.opa_judge)
     if opts.oracle:
         opts.oracle = os.path.abspath(opts.oracle)
     else:
@@ -954,6 +1052,7 @@ def main(argv=None):
     failed = sum(r.failed for r in results.values())
     trino = sum(r.trino for r in results.values())
     trino_policy = sum(r.trino_policy for r in results.values())
+    opa = sum(r.opa for r in results.values())
     with_policies = sum(1 for s in seeds if gen_model.generate(s, opts.size)[0]["policies"])
     shown = 0
     for s in seeds:
@@ -1003,6 +1102,8 @@ def main(argv=None):
     print(f"models with access policies: {with_policies}")
     if opts.oracle:
         print(f"mask/filter decisions checked against Trino: {trino_policy}")
+    if opts.opa_judge:
+        print(f"OPA decisions identical to the file-based ones: {opa} compared")
     print(f"decisions checked against Trino: {trino}")
     print(f"differential: {passed} passed, {failed} failed")
     if opts.self_check:

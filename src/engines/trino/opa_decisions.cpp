@@ -348,6 +348,22 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
       const json& resources = member(action, "filterResources", "input.action");
       if (!resources.is_array()) throw OpaBadRequest("input.action.filterResources must be a list");
       json result = json::array();
+      if (request.operation == "FilterColumns") {
+        // One resource per table, holding all its columns; the indices are of those columns.
+        std::size_t index = 0;
+        for (std::size_t i = 0; i < resources.size(); ++i) {
+          const std::string where = "input.action.filterResources[" + std::to_string(i) + "]";
+          json one = resources[i];
+          const std::vector<std::string> columns =
+              texts(member(resources[i], "table", where), "columns", where + ".table");
+          for (const auto& column : columns) {
+            one["table"]["columns"] = json::array({column});
+            if (allowed(request, one, nullptr)) result.push_back(index);
+            ++index;
+          }
+        }
+        return {{"result", result}};
+      }
       for (std::size_t i = 0; i < resources.size(); ++i) {
         if (allowed(request, resources[i], nullptr)) result.push_back(i);
       }
