@@ -54,6 +54,17 @@ reference_tests() {
   TAGWARDEN_BIN="$root/build/tagwarden" TRINO_ORACLE="$root/tests/trino-oracle/run.sh" \
     python3 -m unittest discover -s tests/differential -p 'test_*.py'
 }
+opa_differential() {
+  # The same generated models, each also served by `tagwarden serve`: Trino 476's own OpaAccessControl
+  # asks the daemon every query, and must answer exactly as the file-based evaluator and the reference.
+  ./tests/trino-opa/build.sh >/dev/null &&
+  python3 tests/differential/run_differential.py --models "${TAGWARDEN_OPA_MODELS:-30}" --seed 20261201 \
+    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" \
+    --opa-judge "$root/tests/trino-opa/run.sh" --jobs 2 &&
+  python3 tests/differential/run_differential.py --models 4 --size crowd --seed 78 \
+    --tagwarden "$root/build/tagwarden" --oracle "$root/tests/trino-oracle/run.sh" \
+    --opa-judge "$root/tests/trino-opa/run.sh" --jobs 2
+}
 daemon_tests() { TAGWARDEN_BIN="$root/build/tagwarden" python3 tests/daemon/test_daemon.py && TAGWARDEN_BIN="$root/build/tagwarden" python3 tests/daemon/test_http_hardening.py; }
 trino_e2e() { TAGWARDEN_BIN="$root/build/tagwarden" ./tests/daemon/trino_e2e_with_daemon.sh; }
 starrocks_mariadb() { ./tests/starrocks/run_mariadb.sh "$root/build"; }
@@ -66,6 +77,7 @@ stage "Trino oracle self-test" oracle_selftest
 stage "reference semantics unit tests" reference_tests
 [ -f tests/differential/run_differential.py ] && stage "differential test against Trino's evaluator" differential
 [ -f tests/differential/run_differential.py ] && stage "differential self-check (mutated rules are caught)" differential_self_check
+[ -x tests/trino-opa/build.sh ] && stage "Trino's OPA access control asking the daemon (same decisions as the rules)" opa_differential
 [ -f tests/daemon/test_daemon.py ] && stage "daemon over HTTP" daemon_tests
 [ -x tests/starrocks/run_mariadb.sh ] && stage "StarRocks applier against MariaDB" starrocks_mariadb
 if [ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/daemon/trino_e2e_with_daemon.sh ]; then
