@@ -16,9 +16,10 @@ const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
 PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
   for (const auto& rule : unlisted) {
     if (!covers(rule.pattern, name)) continue;
-    for (const auto& [u, privs] : rule.access) {
-      if (u == user) return privs;
-    }
+    auto it =
+        std::lower_bound(rule.access.begin(), rule.access.end(), user,
+                         [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
+    if (it != rule.access.end() && it->first == user) return it->second;
     return {};  // the most specific pattern decides; users absent from it have nothing here
   }
   return {};

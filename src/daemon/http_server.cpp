@@ -253,6 +253,10 @@ void Listener::accepted(beast::error_code ec, asio::ip::tcp::socket socket) {
     ~Slot() { listener->release(); }
     std::shared_ptr<Listener> listener;
   };
+  // Decisions are small request/response pairs on kept-alive connections: without this, a
+  // response written in two segments waits for the peer's delayed ACK (about 40 ms).
+  beast::error_code nodelay_ec;
+  socket.set_option(asio::ip::tcp::no_delay(true), nodelay_ec);
   {
     std::lock_guard lock(mu_);
     ++active_;

@@ -89,7 +89,7 @@ struct ObjectPolicy {
 /// Ordered most specific first: the first pattern matching a name decides.
 struct UnlistedRule {
   QualifiedName pattern;  ///< engine names; schema/table may be "*"; catalog is concrete
-  std::vector<std::pair<std::size_t, PrivilegeSet>> access;  ///< users with non-empty privileges
+  std::vector<std::pair<std::size_t, PrivilegeSet>> access;  ///< users with non-empty privileges, by user index
 };
 
 /// The unlisted rules, immutable once built and shared by the PolicySet, the compile memo and the

@@ -223,9 +223,10 @@ bool OpaDecider::any_schema_access(std::optional<std::size_t> user, const std::s
   }
   for (const auto& rule : ps_->unlisted) {
     if (rule.pattern.catalog != catalog || (rule.pattern.schema != "*" && rule.pattern.schema != schema)) continue;
-    for (const auto& [u, privileges] : rule.access) {
-      if (u == *user && !privileges.empty()) return true;
-    }
+    auto it =
+        std::lower_bound(rule.access.begin(), rule.access.end(), *user,
+                         [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
+    if (it != rule.access.end() && it->first == *user && !it->second.empty()) return true;
   }
   return false;
 }
