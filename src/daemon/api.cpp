@@ -305,6 +305,7 @@ http::Response Api::opa_decision(const http::Exchange& ex, const std::string& pr
   try {
     body = json::parse(ex.request.body());
   } catch (const json::parse_error& e) {
+    count_opa(profile, name, "bad_request");
     return error_response(400, std::string("the body is not JSON: ") + e.what());
   }
   auto published = daemon_.published(profile);
@@ -314,11 +315,28 @@ http::Response Api::opa_decision(const http::Exchange& ex, const std::string& pr
     // Until a good compile is served (or after it was withdrawn), every decision is a refusal.
     res = json_response(200, ready ? published->opa->answer(*endpoint, body) : trino::OpaDecider::deny_all(*endpoint));
   } catch (const trino::OpaBadRequest& e) {
+    count_opa(profile, name, "bad_request");
     return error_response(400, std::string("not a request of Trino's OPA access control: ") + e.what());
   }
+  count_opa(profile, name, ready ? "answered" : "deny_all");
   res.set("X-Tagwarden-Ready", ready ? "true" : "false");
   if (ready) res.set("X-Tagwarden-Version", std::to_string(published->version));
   return res;
+}
+
+void Api::count_opa(const std::string& profile, const std::string& endpoint, const char* outcome) {
+  std::lock_guard lock(opa_counts_mu_);
+  ++opa_counts_["{profile=\"" + profile + "\",endpoint=\"" + endpoint + "\",outcome=\"" + outcome + "\"}"];
+}
+
+std::string Api::opa_metrics() const {
+  std::string m =
+      "# HELP tagwarden_opa_requests_total Decision requests of Trino's OPA access control, by outcome: answered, "
+      "deny_all (no good compile served), bad_request.\n# TYPE tagwarden_opa_requests_total counter\n";
+  std::lock_guard lock(opa_counts_mu_);
+  for (const auto& [labels, n] : opa_counts_)
+    m += "tagwarden_opa_requests_total" + labels + " " + std::to_string(n) + "\n";
+  return m;
 }
 
 void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_only) {
@@ -352,7 +370,9 @@ void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_o
   if (path == "/v1/webhook") return webhook(std::move(ex), respond);
   if (path == "/v1/status") return respond(json_response(200, daemon_.status()));
   if (path == "/v1/findings") return respond(json_response(200, {{"findings", daemon_.findings()}}));
-  if (path == "/metrics") return respond(http::make_response(200, daemon_.metrics(), "text/plain; version=0.0.4"));
+  if (path == "/metrics") {
+    return respond(http::make_response(200, daemon_.metrics() + opa_metrics(), "text/plain; version=0.0.4"));
+  }
   if (path == "/v1/explain") {
     const std::string user = query_param(target, "user");
     if (user.empty()) return respond(error_response(400, "give ?user=<platform user name>"));

@@ -13,7 +13,10 @@
 // header, before its body is read (ListenerOptions::gate). Validate and explain
 // run on worker threads of their own, never on the HTTP threads that serve rules.
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -51,7 +54,13 @@ class Api {
   boost::asio::io_context& io_;
   DaemonSettings settings_;
   std::unique_ptr<WebhookVerifier> verifier_;
-  std::unique_ptr<Worker> validate_worker_;  ///< one validate at a time, two waiting; more get 503
+  /// Prometheus lines counting OPA decision requests by profile, endpoint and outcome.
+  std::string opa_metrics() const;
+  void count_opa(const std::string& profile, const std::string& endpoint, const char* outcome);
+
+  mutable std::mutex opa_counts_mu_;
+  std::map<std::string, std::uint64_t> opa_counts_;  ///< labels -> requests
+  std::unique_ptr<Worker> validate_worker_;          ///< one validate at a time, two waiting; more get 503
   std::unique_ptr<Worker> explain_worker_;
 };
 

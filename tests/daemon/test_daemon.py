@@ -527,6 +527,63 @@ def auth_rules_require_token_and_rules_listener(c: Ctx):
     eq(d2.get("/v1/status", token=ADMIN).status, 200, "/v1/status on the API listener")
 
 
+OPA_BASE = f"/v1/profiles/{PROFILE}/trino-opa"
+
+
+def opa_select(user: str, table: str, columns: list) -> bytes:
+    return json.dumps({"input": {"context": {"identity": {"user": user, "groups": []}},
+                                 "action": {"operation": "SelectFromColumns", "resource": {"table": {
+                                     "catalogName": "demo_warehouse", "schemaName": "finance", "tableName": table,
+                                     "columns": columns}}}}}).encode()
+
+
+@test
+def opa_decisions_follow_what_is_served(c: Ctx):
+    # Trino's OPA access control asks POST /v1/profiles/<p>/trino-opa/<endpoint> for each decision.
+    # Until a good compile is served, everything is refused; then the answers are the compile's.
+    d = c.daemon(snapshot=INVALID_YAML).start()
+    d.wait_pass_done(1)
+    r = d.req("POST", OPA_BASE + "/allow", opa_select("farid.haddad", "customers", ["iban"]))
+    eq((r.status, r.json(), r.headers.get("x-tagwarden-ready")), (200, {"result": False}, "false"),
+       "before any good compile: refused")
+    r = d.req("POST", OPA_BASE + "/column-mask", b'{"input": {}}')
+    eq((r.status, r.json()), (200, {"result": None}), "no mask while nothing is served (nothing can be read)")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile with the demo snapshot")
+    d.wait_ready()
+    for user, columns, want in (("farid.haddad", ["iban"], True), ("member-sso", ["iban"], False),
+                                ("member-sso", ["id", "name"], True), ("grace.lee", ["iban"], False),
+                                ("unknown-user", [], False), ("farid.haddad.*", ["id"], False)):
+        r = d.req("POST", OPA_BASE + "/allow", opa_select(user, "customers", columns))
+        eq((r.status, r.json()), (200, {"result": want}), f"SELECT {columns} FROM customers as {user}")
+    eq(r.headers.get("x-tagwarden-ready"), "true", "served from a compile")
+    eq(d.get(OPA_BASE + "/allow").status, 405, "GET")
+    eq(d.req("POST", "/v1/profiles/nope/trino-opa/allow", b"{}").status, 404, "unknown profile")
+    eq(d.req("POST", OPA_BASE + "/everything", b"{}").status, 404, "unknown endpoint")
+    eq(d.req("POST", OPA_BASE + "/allow", b"{not json").status, 400, "not JSON")
+    r = d.req("POST", OPA_BASE + "/allow", b'{"input": {"context": {"identity": {"user": "x"}}}}')
+    check(r.status == 400 and "input.action" in r.json().get("error", ""), f"the missing field is named: {r}")
+    m = d.metrics()
+    labels = f'{{profile="{PROFILE}",endpoint="allow",outcome='
+    check(m.get(f'tagwarden_opa_requests_total{labels}"answered"}}', 0) >= 6
+          and m.get(f'tagwarden_opa_requests_total{labels}"deny_all"}}', 0) >= 1
+          and m.get(f'tagwarden_opa_requests_total{labels}"bad_request"}}', 0) >= 2,
+          f"tagwarden_opa_requests_total: { {k: v for k, v in m.items() if 'opa' in k} }")
+    d.stop()
+    # Guarded as the rules are: on the rules listener only when there is one, behind a token if asked.
+    d2 = c.daemon("b", server={"listen": "127.0.0.1:0", "rules_listen": "127.0.0.1:0"}).start()
+    d2.wait_ready()
+    body = opa_select("farid.haddad", "customers", ["iban"])
+    eq(d2.req("POST", OPA_BASE + "/allow", body).status, 404, "decisions on the API listener when rules_listen is set")
+    r = d2.req("POST", OPA_BASE + "/allow", body, port=d2.ports["rules"])
+    eq((r.status, r.json()), (200, {"result": True}), "decisions on the rules listener")
+    d2.stop()
+    d3 = c.daemon("c", server={"listen": "127.0.0.1:0", "rules_require_token": True}).start()
+    d3.wait_ready()
+    eq(d3.req("POST", OPA_BASE + "/allow", body).status, 401, "rules_require_token: no token")
+    eq(d3.req("POST", OPA_BASE + "/allow", body, token=READER).status, 200, "rules_require_token: a read token")
+
+
 @test
 def webhook_valid_and_refusals(c: Ctx):
     d = c.daemon(webhook={"secret_env": "TW_TEST_WEBHOOK_SECRET", "max_body_bytes": 1024,
