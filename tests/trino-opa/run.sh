@@ -2,6 +2,7 @@
 # Run the Trino OPA judge (Trino 476's OpaAccessControl against a decision endpoint):
 #   run.sh [--batched] BASE_URL < queries.jsonl > answers.jsonl
 #   run.sh [--batched] --multi  < queries.jsonl > answers.jsonl   ({"op":"load","url":BASE_URL} lines)
+#   run.sh [--batched] --bench BASE_URL SAMPLES_JSONL [options]    (one JSON object; README "Benchmark mode")
 # Protocol: tests/trino-oracle/README.md; configuration and what is sent: README.md, PROTOCOL.md here.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -109,8 +109,13 @@ public final class TrinoOpaJudge
 
         List<String> rest = new ArrayList<>(Arrays.asList(args));
         boolean batched = rest.remove("--batched");
+        if (!rest.isEmpty() && rest.get(0).equals("--bench")) {
+            System.exit(OpaBenchmark.run(rest.subList(1, rest.size()), batched));
+            return;
+        }
         if (rest.size() != 1 || rest.get(0).equals("-h") || rest.get(0).equals("--help")) {
             System.err.println("usage: trino-opa-judge [--batched] (BASE_URL | --multi) < queries.jsonl > answers.jsonl   (trino-opa " + TRINO_VERSION + ")");
+            System.err.println("       trino-opa-judge [--batched] --bench BASE_URL SAMPLES_JSONL [--warmup N] [--rounds N] [--max-seconds S] [--decision-samples N] [--decisions FILE]   (prints one JSON object)");
             System.exit(2);
         }
         String target = rest.get(0);
@@ -246,7 +251,7 @@ public final class TrinoOpaJudge
         }
     }
 
-    private static String describeLoadError(Throwable t)
+    static String describeLoadError(Throwable t)
     {
         // Guice/airlift wrap the real reason: skip the Guice wrappers, drop their class-name legends,
         // and report the remaining chain of distinct messages, outermost first.
@@ -518,7 +523,7 @@ public final class TrinoOpaJudge
         };
     }
 
-    private static final class Context
+    static final class Context
             implements SystemAccessControlFactory.SystemAccessControlContext
     {
         @Override
