@@ -29,7 +29,10 @@ restart before the first compile; a profile that never compiled serves a
 deny-all document and /readyz answers 503.
 
 Trino: security.config-file=http://HOST:PORT/v1/profiles/<profile>/trino-rules.json
-with security.refresh-period (see templates/trino/).
+with security.refresh-period (see templates/trino/). Or, when that document is too
+large for Trino to load, Trino's OPA access control (access-control.name=opa) with
+opa.policy.uri=http://HOST:PORT/v1/profiles/<profile>/trino-opa/allow (and batch,
+row-filters, column-mask): the same decisions, asked one at a time (docs/trino-opa.md).
 
 Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.
 
