@@ -83,6 +83,7 @@ stage "reference semantics unit tests" reference_tests
 if [ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/daemon/trino_e2e_with_daemon.sh ]; then
   stage "real Trino end to end, rules served by the daemon" trino_e2e
 fi
+[ "${TAGWARDEN_SKIP_E2E:-0}" != 1 ] && [ -x tests/trino-e2e-opa/run.sh ] && stage "real Trino 476 with OPA access control, decisions by the daemon" env TAGWARDEN_BIN="$root/build/tagwarden" ./tests/trino-e2e-opa/run.sh
 
 echo
 echo "==================== summary ===================="

@@ -30,7 +30,8 @@
 #
 # Sourcing the file defines the functions without running anything (set E2E_WORK to a directory
 # and `trap e2e_cleanup EXIT` first): e2e_start_trino DIST RULES, e2e_query USER SQL,
-# expect_rows / expect_denied / wait_until / observe, e2e_static_* -- see README.md.
+# expect_rows / expect_denied / wait_until / observe, e2e_static_*, e2e_demo_setup_sql,
+# e2e_demo_checks -- see README.md.
 set -euo pipefail
 
 E2E_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -399,6 +400,75 @@ e2e_compile() {  # SNAPSHOT OUTDIR
 }
 
 # ---------------------------------------------------------------------------------------------
+# the demo's tables and checks (also run by tests/trino-e2e-opa/run.sh, through Trino's OPA access control)
+
+e2e_demo_setup_sql() {  # the statements creating the demo's tables, one a line
+    cat <<'SQL'
+CREATE SCHEMA demo_warehouse.finance
+CREATE SCHEMA demo_warehouse.sales
+CREATE TABLE demo_warehouse.finance.invoices (id bigint, customer_id bigint, amount double)
+INSERT INTO demo_warehouse.finance.invoices VALUES (1, 10, 120.0), (2, 10, 80.5), (3, 11, 42.0)
+CREATE TABLE demo_warehouse.finance.customers (id bigint, name varchar, iban varchar)
+INSERT INTO demo_warehouse.finance.customers VALUES (10, 'Acme GmbH', 'DE89370400440532013000'), (11, 'Globex', 'FR1420041010050500013M02606')
+CREATE TABLE demo_warehouse.sales.orders (id bigint, region varchar)
+INSERT INTO demo_warehouse.sales.orders VALUES (100, 'emea'), (101, 'amer')
+SQL
+}
+
+e2e_demo_checks() {  # the demo's checks (examples/demo, profile trino_main), on the tables of e2e_demo_setup_sql
+    local inv="SELECT count(*) FROM demo_warehouse.finance.invoices"
+    expect_denied "Confidential table, no clearance" member-sso "$inv"
+    expect_denied "Confidential table, platform admins are not exempt" platform-admin "$inv"
+    expect_rows "Confidential table, cleared (data_steward)" farid.haddad "$inv" '[[3]]'
+    expect_denied "Confidential table, data_steward only through a group" grace.lee "$inv"
+    expect_denied "Confidential table, expired data_steward" jo.kim "$inv"
+    expect_rows "Internal table, untagged columns" member-sso \
+        "SELECT id, name FROM demo_warehouse.finance.customers ORDER BY id" '[[10,"Acme GmbH"],[11,"Globex"]]'
+    expect_denied "PII column, no clearance" member-sso "SELECT iban FROM demo_warehouse.finance.customers"
+    expect_denied "write, SELECT-only grant" member-sso "INSERT INTO demo_warehouse.finance.customers VALUES (9, 'x', 'y')"
+    expect_rows "Public table, analyst" platform-admin "SELECT count(*) FROM demo_warehouse.sales.orders" '[[2]]'
+    expect_rows "Public table, owner etl_svc" etl_svc "SELECT count(*) FROM demo_warehouse.sales.orders" '[[2]]'
+    expect_denied "unknown user" nobody "$inv"
+    expect_denied "unknown user" nobody "SELECT id FROM demo_warehouse.finance.customers"
+    expect_denied "unknown user" nobody "SELECT count(*) FROM demo_warehouse.sales.orders"
+    expect_denied "unknown user" nobody "INSERT INTO demo_warehouse.sales.orders VALUES (1, 'x')"
+    expect_denied "unknown user" nobody "SHOW TABLES FROM demo_warehouse.finance"
+    expect_denied "unknown user" nobody "SELECT * FROM system.runtime.nodes"
+    # listings show what the user may read: no Confidential table, no PII column
+    local denied="ERROR PERMISSION_DENIED: Access Denied:" cust=demo_warehouse.finance.customers
+    expect_rows "listing, no clearance" member-sso "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
+    expect_rows "listing, admins are not exempt" platform-admin "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
+    expect_rows "listing, cleared" farid.haddad "SHOW TABLES FROM demo_warehouse.finance" '[["customers"],["invoices"]]'
+    expect_rows "listing, PII column hidden" member-sso "SHOW COLUMNS FROM $cust" '[["id","bigint","",""],["name","varchar","",""]]'
+    expect_rows "listing, information_schema" member-sso \
+        "SELECT table_name, column_name FROM demo_warehouse.information_schema.columns WHERE table_schema = 'finance' ORDER BY 1, 2" \
+        '[["customers","id"],["customers","name"]]'
+    expect_line "SELECT * names the PII column" member-sso "SELECT * FROM $cust" "$denied Cannot select from table $cust"
+    expect_line "a predicate on the PII column" member-sso "SELECT count(*) FROM $cust WHERE iban LIKE 'DE%'" \
+        "$denied Cannot select from table $cust"
+    # withhold_writes: etl_svc holds every privilege on demo_warehouse.*.* and no clearance
+    expect_line "withhold_writes: no INSERT into a table with a gated column" etl_svc \
+        "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" "$denied Cannot insert into table $cust"
+    expect_line "withhold_writes: no DELETE" etl_svc "DELETE FROM $cust WHERE false" "$denied Cannot delete from table $cust"
+    expect_line "withhold_writes: no UPDATE" etl_svc "UPDATE $cust SET name = 'x' WHERE false" \
+        "$denied Cannot update columns [name] in table $cust"
+    expect_line "writes stay on ungated tables" etl_svc "INSERT INTO demo_warehouse.sales.orders SELECT 1, 'x' WHERE false" 'OK [[0]]'
+    expect_line "a cleared writer may insert" farid.haddad "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" 'OK [[0]]'
+    expect_line "an expired writer may not" jo.kim "INSERT INTO demo_warehouse.finance.invoices SELECT 9, 1, 1.0 WHERE false" \
+        "$denied Cannot insert into table demo_warehouse.finance.invoices"
+    # restrict_materialized_views: not cleared for every gated tag = no new tables, views or MVs
+    expect_line "restrict_materialized_views: CREATE TABLE" etl_svc "CREATE TABLE demo_warehouse.sales.new_t (id bigint)" \
+        "$denied Cannot create table demo_warehouse.sales.new_t"
+    expect_line "restrict_materialized_views: CTAS" etl_svc "CREATE TABLE demo_warehouse.sales.new_t AS SELECT 1 AS id" \
+        "$denied Cannot create table demo_warehouse.sales.new_t"
+    expect_line "restrict_materialized_views: CREATE VIEW" etl_svc "CREATE VIEW demo_warehouse.sales.new_v AS SELECT 1 AS id" \
+        "$denied Cannot create view demo_warehouse.sales.new_v"
+    expect_line "restrict_materialized_views: CREATE MATERIALIZED VIEW" etl_svc \
+        "CREATE MATERIALIZED VIEW demo_warehouse.sales.new_mv AS SELECT 1 AS id" \
+        "$denied Cannot create materialized view demo_warehouse.sales.new_mv"
+}
+
+# ---------------------------------------------------------------------------------------------
 # main
 
 e2e_main() {
@@ -480,16 +550,7 @@ EOF
             [ -n "$stmt" ] || continue
             e2e_query "$E2E_ADMIN" "$stmt"
             [ "$E2E_Q_RC" = 0 ] || { e2e_fail "setup: $stmt -> $E2E_Q_OUT"; setup_ok=0; }
-        done <<'SQL'
-CREATE SCHEMA demo_warehouse.finance
-CREATE SCHEMA demo_warehouse.sales
-CREATE TABLE demo_warehouse.finance.invoices (id bigint, customer_id bigint, amount double)
-INSERT INTO demo_warehouse.finance.invoices VALUES (1, 10, 120.0), (2, 10, 80.5), (3, 11, 42.0)
-CREATE TABLE demo_warehouse.finance.customers (id bigint, name varchar, iban varchar)
-INSERT INTO demo_warehouse.finance.customers VALUES (10, 'Acme GmbH', 'DE89370400440532013000'), (11, 'Globex', 'FR1420041010050500013M02606')
-CREATE TABLE demo_warehouse.sales.orders (id bigint, region varchar)
-INSERT INTO demo_warehouse.sales.orders VALUES (100, 'emea'), (101, 'amer')
-SQL
+        done < <(e2e_demo_setup_sql)
         # the access-policy table (policy_checks.py): created now, checked in step 8
         while IFS= read -r stmt; do
             [ -n "$stmt" ] || continue
@@ -508,56 +569,7 @@ SQL
             || { e2e_info "proxy status: $(curl -s --max-time 5 "$PROXY_URL/_control/status")"; }
 
         # 5. the rules as compiled for examples/demo
-        local inv="SELECT count(*) FROM demo_warehouse.finance.invoices"
-        expect_denied "Confidential table, no clearance" member-sso "$inv"
-        expect_denied "Confidential table, platform admins are not exempt" platform-admin "$inv"
-        expect_rows "Confidential table, cleared (data_steward)" farid.haddad "$inv" '[[3]]'
-        expect_denied "Confidential table, data_steward only through a group" grace.lee "$inv"
-        expect_denied "Confidential table, expired data_steward" jo.kim "$inv"
-        expect_rows "Internal table, untagged columns" member-sso \
-            "SELECT id, name FROM demo_warehouse.finance.customers ORDER BY id" '[[10,"Acme GmbH"],[11,"Globex"]]'
-        expect_denied "PII column, no clearance" member-sso "SELECT iban FROM demo_warehouse.finance.customers"
-        expect_denied "write, SELECT-only grant" member-sso "INSERT INTO demo_warehouse.finance.customers VALUES (9, 'x', 'y')"
-        expect_rows "Public table, analyst" platform-admin "SELECT count(*) FROM demo_warehouse.sales.orders" '[[2]]'
-        expect_rows "Public table, owner etl_svc" etl_svc "SELECT count(*) FROM demo_warehouse.sales.orders" '[[2]]'
-        expect_denied "unknown user" nobody "$inv"
-        expect_denied "unknown user" nobody "SELECT id FROM demo_warehouse.finance.customers"
-        expect_denied "unknown user" nobody "SELECT count(*) FROM demo_warehouse.sales.orders"
-        expect_denied "unknown user" nobody "INSERT INTO demo_warehouse.sales.orders VALUES (1, 'x')"
-        expect_denied "unknown user" nobody "SHOW TABLES FROM demo_warehouse.finance"
-        expect_denied "unknown user" nobody "SELECT * FROM system.runtime.nodes"
-        # listings show what the user may read: no Confidential table, no PII column
-        local denied="ERROR PERMISSION_DENIED: Access Denied:" cust=demo_warehouse.finance.customers
-        expect_rows "listing, no clearance" member-sso "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
-        expect_rows "listing, admins are not exempt" platform-admin "SHOW TABLES FROM demo_warehouse.finance" '[["customers"]]'
-        expect_rows "listing, cleared" farid.haddad "SHOW TABLES FROM demo_warehouse.finance" '[["customers"],["invoices"]]'
-        expect_rows "listing, PII column hidden" member-sso "SHOW COLUMNS FROM $cust" '[["id","bigint","",""],["name","varchar","",""]]'
-        expect_rows "listing, information_schema" member-sso \
-            "SELECT table_name, column_name FROM demo_warehouse.information_schema.columns WHERE table_schema = 'finance' ORDER BY 1, 2" \
-            '[["customers","id"],["customers","name"]]'
-        expect_line "SELECT * names the PII column" member-sso "SELECT * FROM $cust" "$denied Cannot select from table $cust"
-        expect_line "a predicate on the PII column" member-sso "SELECT count(*) FROM $cust WHERE iban LIKE 'DE%'" \
-            "$denied Cannot select from table $cust"
-        # withhold_writes: etl_svc holds every privilege on demo_warehouse.*.* and no clearance
-        expect_line "withhold_writes: no INSERT into a table with a gated column" etl_svc \
-            "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" "$denied Cannot insert into table $cust"
-        expect_line "withhold_writes: no DELETE" etl_svc "DELETE FROM $cust WHERE false" "$denied Cannot delete from table $cust"
-        expect_line "withhold_writes: no UPDATE" etl_svc "UPDATE $cust SET name = 'x' WHERE false" \
-            "$denied Cannot update columns [name] in table $cust"
-        expect_line "writes stay on ungated tables" etl_svc "INSERT INTO demo_warehouse.sales.orders SELECT 1, 'x' WHERE false" 'OK [[0]]'
-        expect_line "a cleared writer may insert" farid.haddad "INSERT INTO $cust SELECT 9, 'x', 'y' WHERE false" 'OK [[0]]'
-        expect_line "an expired writer may not" jo.kim "INSERT INTO demo_warehouse.finance.invoices SELECT 9, 1, 1.0 WHERE false" \
-            "$denied Cannot insert into table demo_warehouse.finance.invoices"
-        # restrict_materialized_views: not cleared for every gated tag = no new tables, views or MVs
-        expect_line "restrict_materialized_views: CREATE TABLE" etl_svc "CREATE TABLE demo_warehouse.sales.new_t (id bigint)" \
-            "$denied Cannot create table demo_warehouse.sales.new_t"
-        expect_line "restrict_materialized_views: CTAS" etl_svc "CREATE TABLE demo_warehouse.sales.new_t AS SELECT 1 AS id" \
-            "$denied Cannot create table demo_warehouse.sales.new_t"
-        expect_line "restrict_materialized_views: CREATE VIEW" etl_svc "CREATE VIEW demo_warehouse.sales.new_v AS SELECT 1 AS id" \
-            "$denied Cannot create view demo_warehouse.sales.new_v"
-        expect_line "restrict_materialized_views: CREATE MATERIALIZED VIEW" etl_svc \
-            "CREATE MATERIALIZED VIEW demo_warehouse.sales.new_mv AS SELECT 1 AS id" \
-            "$denied Cannot create materialized view demo_warehouse.sales.new_mv"
+        e2e_demo_checks
     fi
     expect_rows "catalogs visible" member-sso "SHOW CATALOGS" '[["demo_warehouse"],["system"]]'
     e2e_query nobody "SHOW CATALOGS"
