@@ -223,6 +223,9 @@ bool OpaDecider::any_schema_access(std::optional<std::size_t> user, const std::s
   }
   for (const auto& rule : ps_->unlisted) {
     if (rule.pattern.catalog != catalog || (rule.pattern.schema != "*" && rule.pattern.schema != schema)) continue;
+    // A pattern naming a listed object decides nothing the object's own decision does not (the
+    // rules document drops it, or it restates the object's access): counted above.
+    if (rule.pattern.table != "*" && rule.pattern.schema != "*" && object(rule.pattern)) continue;
     auto it =
         std::lower_bound(rule.access.begin(), rule.access.end(), *user,
                          [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
