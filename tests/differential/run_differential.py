@@ -906,6 +906,92 @@ def _opa_check(opts, seed, daemon, prof, workdir, name, queries, expected, file_
                         label=label)
 
 
+LISTINGS = ("filter_catalogs", "show_schemas", "filter_schemas", "show_tables")
+
+
+def build_listing_queries(ref, prof, ev, rng):
+    """SHOW CATALOGS / SCHEMAS / TABLES for every engine user and a few unknown ones, over the
+    profile's catalogs, system and a catalog it does not have; schemas of listed objects and one
+    nobody was granted. information_schema is left out: it is listed to whoever reads the catalog,
+    where the file-based rules list it only when a rule covers every schema."""
+    users = sorted(ev.by_engine_user) + unknown_users(ref, prof, rng)[:3]
+    cats = sorted({prof.engine_catalog(c) for c in prof.catalogs}) + ["system", "zz_other_catalog"]
+    schemas = {}
+    for o in ref.snap["objects"]:
+        if ref.visible(o, prof):
+            c, sch, _ = ref.engine_object_name(o, prof).split(".")
+            schemas.setdefault(c, set()).add(sch)
+    qs = []
+    for u in users:
+        for c in cats:
+            for op in ("filter_catalogs", "show_schemas"):
+                qs.append({"op": op, "user": u, "catalog": c, "schema": "zz_fresh_schema", "table": "zz_t", "columns": []})
+            listed = sorted(schemas.get(c, set())) if c != "system" else ["jdbc", "runtime"]
+            for sch in listed + ["zz_fresh_schema"]:
+                for op in ("filter_schemas", "show_tables"):
+                    qs.append({"op": op, "user": u, "catalog": c, "schema": sch, "table": "zz_t", "columns": []})
+    return qs
+
+
+def expected_listing(ref, prof, ev, q):
+    """What the user may list, from the reference: the catalog for a known user, and a schema where
+    the user holds a privilege on a listed object or on a name no object takes."""
+    known = q["user"] in ev.by_engine_user
+    c, sch = q["catalog"], q["schema"]
+    catalog_ok = known and (c == "system" or any(prof.engine_catalog(pc) == c for pc in prof.catalogs))
+    if q["op"] in ("filter_catalogs", "show_schemas"):
+        return {"allow": catalog_ok}
+    if not catalog_ok:
+        return {"allow": False}
+    if c == "system":
+        return {"allow": sch == "jdbc"}
+    for o in ref.snap["objects"]:
+        if ref.visible(o, prof):
+            oc, osch, ot = ref.engine_object_name(o, prof).split(".")
+            if (oc, osch) == (c, sch) and ev.privileges(q["user"], c, sch, ot)[0]:
+                return {"allow": True}
+    # Names no object takes: a grant pattern may name a table in any schema (c.*.t) or every table.
+    probes = {"zz_unlisted_probe"} | {g["object"].split(".")[-1].lower() for g in ref.snap.get("grants", [])
+                                      if g["object"].count(".") == 2}
+    return {"allow": any(ev.privileges(q["user"], c, sch, t)[0] for t in sorted(probes))}
+
+
+def _listing_check(opts, seed, daemon, prof, workdir, ref, ev, rng, res):
+    """Listings through both of Trino's access controls: the OPA answers must be the reference's,
+    SHOW CATALOGS and SHOW SCHEMAS exactly the file-based ones, and a schema OPA lists must be one
+    the file-based rules list too (they may list more: a rule naming nobody matches every user
+    when Trino asks whether any rule grants in a schema)."""
+    qs = build_listing_queries(ref, prof, ev, rng)
+    qpath = os.path.join(workdir, f"listing_queries_{prof.name}.jsonl")
+    with open(qpath, "w", encoding="ascii") as f:
+        for q in qs:
+            f.write(json.dumps(q) + "\n")
+    file_answers, err = run_oracle(opts, os.path.join(workdir, "out", prof.name, "rules.json"), qpath,
+                                   os.path.join(workdir, f"listing_answers_{prof.name}.jsonl"))
+    if err:
+        return res.fail(f"trino {prof.name} (listings): {err}")
+    batched = seed % 2 == 0
+    label = "opa-batched" if batched else "opa"
+    answers, err = run_opa_judge(opts, daemon.opa_base(prof.name), batched, qpath,
+                                 os.path.join(workdir, f"opa_listing_answers_{prof.name}.jsonl"))
+    if err:
+        return res.fail(f"{label} {prof.name} (listings): {err}", "daemon log:\n" + daemon.log_tail())
+    for i, q in enumerate(qs):
+        want = expected_listing(ref, prof, ev, q)
+        got = answers[i] if i < len(answers) else None
+        fb = file_answers[i] if i < len(file_answers) else None
+        res.opa += 1
+        where = f"{label} {prof.name} {q['op']} user={q['user']!r} {q['catalog']}.{q['schema']}"
+        if not (isinstance(got, dict) and "error" not in got and got == want):
+            res.fail(f"{where}: expected {jdump(want)} got {jdump(got)} (file-based rules: {jdump(fb)})")
+        elif q["op"] in ("filter_catalogs", "show_schemas") and got != fb:
+            res.fail(f"{where}: the OPA endpoint {jdump(got)}, the file-based rules {jdump(fb)}")
+        elif got.get("allow") and not (isinstance(fb, dict) and fb.get("allow")):
+            res.fail(f"{where}: the OPA endpoint lists what the file-based rules do not ({jdump(fb)})")
+        else:
+            res.ok()
+
+
 def _check_profiles(seed, opts, workdir, res, config, ref, out, daemon):
     for pi, raw in enumerate(config["profiles"]):
         prof = Profile(raw)
@@ -970,6 +1056,7 @@ def _check_profiles(seed, opts, workdir, res, config, ref, out, daemon):
             compare_policy_answers(pq, pexp, panswers, ev, prof, res)
         if daemon is not None:
             _opa_check(opts, seed, daemon, prof, workdir, "policy_queries", pq, pexp, panswers, ev, res, True)
+            _listing_check(opts, seed, daemon, prof, workdir, ref, ev, random.Random(seed * 41 + pi), res)
             if opts.self_check and pi == 0:
                 selfcheck_policy_rules(opts, rules_path, workdir, prof, pq, pexp, ev, res)
         if opts.self_check and pi == 0 and base_bad is not None:

@@ -1,5 +1,6 @@
 package dev.tagwarden.trinooracle;
 
+import io.trino.spi.connector.CatalogSchemaName;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -303,6 +304,19 @@ public final class TrinoOracle
             // else queries the view (ViewAccessControl): SELECT on the columns and GRANT_SELECT.
             case "view_owner_select" -> accessControl.checkCanCreateViewWithSelectFromColumns(ctx, table, Optional.empty(), columns(q));
             case "show_columns" -> accessControl.checkCanShowColumns(ctx, table);
+            // Listings: SHOW CATALOGS, SHOW SCHEMAS, SHOW TABLES (the query's table is not read).
+            case "filter_catalogs" -> {
+                if (accessControl.filterCatalogs(ctx, Set.of(table.getCatalogName())).isEmpty()) {
+                    throw new AccessDeniedException("catalog filtered out");
+                }
+            }
+            case "show_schemas" -> accessControl.checkCanShowSchemas(ctx, table.getCatalogName());
+            case "filter_schemas" -> {
+                if (accessControl.filterSchemas(ctx, table.getCatalogName(), Set.of(table.getSchemaTableName().getSchemaName())).isEmpty()) {
+                    throw new AccessDeniedException("schema filtered out");
+                }
+            }
+            case "show_tables" -> accessControl.checkCanShowTables(ctx, new CatalogSchemaName(table.getCatalogName(), table.getSchemaTableName().getSchemaName()));
             default -> throw new IllegalArgumentException("unknown op: " + op);
         }
     }
