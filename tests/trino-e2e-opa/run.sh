@@ -5,7 +5,7 @@
 #   tests/trino-e2e-opa/run.sh
 #
 # Trino 476 (the server tarball from Maven Central: lib/, plugin/opa/, plugin/memory/, cached by
-# fetch_trino476.sh) is configured with access-control.name=opa and its five policy URIs pointing
+# tests/trino-opa/fetch.sh) is configured with access-control.name=opa and its five policy URIs pointing
 # at opa_proxy.py, which answers allow-all while the test creates its tables as
 # tagwarden-e2e-admin, and is then switched to forward every decision, unchanged, to the daemon's
 # POST /v1/profiles/trino_main/trino-opa/<endpoint>. The checks are those of tests/trino-e2e (the
@@ -253,7 +253,7 @@ opa_main() {
 
     # 1. the Trino server
     t0="$(e2e_now)"
-    dist="$("$OPA_HERE/fetch_trino476.sh")" || { e2e_fail "fetch Trino 476"; return 1; }
+    dist="$("$OPA_HERE/../trino-opa/fetch.sh")" || { e2e_fail "fetch Trino 476"; return 1; }
     OPA_T_FETCH="$(e2e_since "$t0")"
     e2e_info "Trino 476 server at $dist (ready in ${OPA_T_FETCH}s)"
 

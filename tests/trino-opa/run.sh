@@ -11,7 +11,7 @@ if [ ! -f "$jar" ]; then
     echo "trino-opa: $jar missing; run $here/build.sh first" >&2
     exit 2
 fi
-trino="${TAGWARDEN_CACHE:-$HOME/.cache/tagwarden}/trino-opa-476"
+trino="${TAGWARDEN_CACHE:-$HOME/.cache/tagwarden}/trino-server-476"
 if [ ! -f "$trino/.stamp" ]; then
     trino="$("$here/fetch.sh")"
 fi
