@@ -184,6 +184,31 @@ policies:
   CHECK(ask("denied", "FilterSchemas") == false);
 }
 
+TEST_CASE("opa: a grant on a table name in every schema lists no schema where that name is taken") {
+  // Found by the differential's listing checks: dw.*.t16 grants t16 in every schema, but in
+  // schema raw the name is the listed object dw.raw.t16, which the user may not touch.
+  auto model = model_of(R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ann}]
+objects:
+  - {name: dw.raw.t16, kind: table, columns: [{name: id, type: bigint}]}
+  - {name: dw.other.t1, kind: table, columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {user: ann}, object: "dw.*.t16", privileges: [SELECT]}
+policies:
+  - {name: no, type: deny, scope: {object: dw.raw.t16}, applies_to: {users: [ann]}}
+)");
+  const OpaDecider d(std::make_shared<const tw::PolicySet>(must_compile(*model, trino_profile({"dw"}))));
+  const auto ask = [&](const std::string& schema) {
+    return d.answer(
+        OpaEndpoint::Allow,
+        request("ann", "ShowTables", json{{"schema", {{"catalogName", "dw"}, {"schemaName", schema}}}}))["result"];
+  };
+  CHECK(ask("raw") == false);
+  CHECK(ask("other") == true);  // dw.other.t16 would be a new table ann may read
+  CHECK(ask("fresh") == true);
+}
+
 TEST_CASE("opa: batched filters answer the indices of what is allowed") {
   json req = request("reader", "FilterTables", nullptr);
   req["input"]["action"].erase("resource");

@@ -221,15 +221,21 @@ bool OpaDecider::any_schema_access(std::optional<std::size_t> user, const std::s
         cls && (!cls->access.privileges.empty() || cls->access.grant_select))
       return true;
   }
+  // Names no listed object takes: any fresh name, and each table a pattern names in this schema.
+  // Each is decided as Trino decides it, by the most specific pattern covering it.
+  const auto grants_on = [&](const std::string& table) {
+    const QualifiedName name{catalog, schema, table};
+    return !object(name) && !ps_->unlisted_access(*user, name).empty();
+  };
+  if (grants_on("")) return true;  // no object or pattern names the empty table
   for (const auto& rule : ps_->unlisted) {
     if (rule.pattern.catalog != catalog || (rule.pattern.schema != "*" && rule.pattern.schema != schema)) continue;
-    // A pattern naming a listed object decides nothing the object's own decision does not (the
-    // rules document drops it, or it restates the object's access): counted above.
-    if (rule.pattern.table != "*" && rule.pattern.schema != "*" && object(rule.pattern)) continue;
-    auto it =
+    if (rule.pattern.table == "*") continue;  // decides fresh names too: asked above
+    // Only a pattern holding the user can be the one that grants them its table.
+    auto held =
         std::lower_bound(rule.access.begin(), rule.access.end(), *user,
                          [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
-    if (it != rule.access.end() && it->first == *user && !it->second.empty()) return true;
+    if (held != rule.access.end() && held->first == *user && grants_on(rule.pattern.table)) return true;
   }
   return false;
 }
