@@ -13,14 +13,16 @@ const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
   return nullptr;
 }
 
+PrivilegeSet UnlistedRule::privileges_of(std::size_t user) const {
+  auto it = std::lower_bound(access.begin(), access.end(), user,
+                             [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
+  return it != access.end() && it->first == user ? it->second : PrivilegeSet{};
+}
+
 PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
   for (const auto& rule : unlisted) {
     if (!covers(rule.pattern, name)) continue;
-    auto it =
-        std::lower_bound(rule.access.begin(), rule.access.end(), user,
-                         [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
-    if (it != rule.access.end() && it->first == user) return it->second;
-    return {};  // the most specific pattern decides; users absent from it have nothing here
+    return rule.privileges_of(user);  // the most specific pattern decides; users absent from it have nothing here
   }
   return {};
 }

@@ -90,6 +90,8 @@ struct ObjectPolicy {
 struct UnlistedRule {
   QualifiedName pattern;  ///< engine names; schema/table may be "*"; catalog is concrete
   std::vector<std::pair<std::size_t, PrivilegeSet>> access;  ///< users with non-empty privileges, by user index
+  /// The privileges `user` has here (empty when absent): a binary search of `access`.
+  PrivilegeSet privileges_of(std::size_t user) const;
 };
 
 /// The unlisted rules, immutable once built and shared by the PolicySet, the compile memo and the

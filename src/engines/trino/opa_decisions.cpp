@@ -232,10 +232,7 @@ bool OpaDecider::any_schema_access(std::optional<std::size_t> user, const std::s
     if (rule.pattern.catalog != catalog || (rule.pattern.schema != "*" && rule.pattern.schema != schema)) continue;
     if (rule.pattern.table == "*") continue;  // decides fresh names too: asked above
     // Only a pattern holding the user can be the one that grants them its table.
-    auto held =
-        std::lower_bound(rule.access.begin(), rule.access.end(), *user,
-                         [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
-    if (held != rule.access.end() && held->first == *user && grants_on(rule.pattern.table)) return true;
+    if (!rule.privileges_of(*user).empty() && grants_on(rule.pattern.table)) return true;
   }
   return false;
 }
