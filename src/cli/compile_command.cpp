@@ -18,7 +18,10 @@ const char* kUsage =
 
 const char* kTeaching = R"(Compiles the governance snapshot S for every engine profile in C (or only P) and
 writes, for each Trino profile, DIR/<profile>/rules.json: a Trino file-based
-access control document to use as security.config-file; for each StarRocks
+access control document to use as security.config-file (a profile with
+access_control: opa writes DIR/<profile>/trino-opa.json instead: no rules, a
+digest of the decisions `tagwarden serve` answers Trino's OPA access control
+from, which changes whenever an answer may); for each StarRocks
 profile, DIR/<profile>/plan.sql: the statements that would make an empty server
 hold the profile (masking per the profile's `masking` key; `tagwarden plan
 --dsn` diffs against a live server, `tagwarden apply` runs it). DIR/findings.json
@@ -131,6 +134,7 @@ int run_compile(const std::vector<std::string>& args) {
       summary["bytes"] = a.bytes->size();
       summary["sha256"] = a.sha256;
       summary["status"] = "ok";
+      if (cp.profile.engine == Engine::Trino) summary["access_control"] = to_string(cp.profile.access_control);
       summary["objects"] = ps.objects.size();
       summary["users"] = ps.users.size();
       profiles.push_back(summary);
@@ -163,11 +167,16 @@ int run_compile(const std::vector<std::string>& args) {
       std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): FAILED\n";
       for (const auto& e : p["errors"]) std::cout << "      " << e.get<std::string>() << "\n";
     } else {
-      // A StarRocks artifact counts statements (plan.sql), a Trino one rules (rules.json).
+      // A StarRocks artifact counts statements (plan.sql), a Trino one rules (rules.json), an
+      // OPA-only Trino profile the access classes its decisions are read from (trino-opa.json).
       const bool starrocks = p["engine"] == to_string(Engine::StarRocks);
+      const bool opa = p.value("access_control", "") == "opa";
       std::cout << "  " << name << " (" << p["engine"].get<std::string>() << "): " << p["rules"]
-                << (starrocks ? " statements over " : " rules over ") << p["objects"] << " objects, " << p["bytes"]
-                << " bytes -> " << p["artifact"].get<std::string>() << "\n";
+                << (starrocks ? " statements over "
+                    : opa     ? " access classes (decisions only) over "
+                              : " rules over ")
+                << p["objects"] << " objects, " << p["bytes"] << " bytes -> " << p["artifact"].get<std::string>()
+                << "\n";
     }
   }
   std::cout << "findings: " << by_severity["error"] << " errors, " << by_severity["warning"] << " warnings, "

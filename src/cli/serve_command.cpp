@@ -33,6 +33,8 @@ with security.refresh-period (see templates/trino/). Or, when that document is t
 large for Trino to load, Trino's OPA access control (access-control.name=opa) with
 opa.policy.uri=http://HOST:PORT/v1/profiles/<profile>/trino-opa/allow (and batch,
 row-filters, column-mask): the same decisions, asked one at a time (docs/trino-opa.md).
+A profile with access_control: opa renders no rules document at all (its trino-rules.json
+is a 404); GET .../trino-opa/decisions says which compile answers either way.
 
 Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.
 

@@ -12,6 +12,9 @@
 namespace tw {
 
 const char* to_string(Engine engine) { return engine == Engine::Trino ? "trino" : "starrocks"; }
+const char* to_string(TrinoAccessControl access_control) {
+  return access_control == TrinoAccessControl::Opa ? "opa" : "file";
+}
 
 namespace {
 
@@ -77,7 +80,7 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       EntryReader e(
           item, "profiles", i, errors,
           {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes", "restrict_materialized_views",
-           "max_policies_per_tag", "rules_file", "dsn", "password_file", "dialect", "masking"});
+           "max_policies_per_tag", "rules_file", "access_control", "dsn", "password_file", "dialect", "masking"});
       if (!e.is_mapping()) continue;
       Profile p;
       if (auto name = e.string("name", true)) {
@@ -184,6 +187,22 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
           }
         }
         p.rules_file = *file;
+      }
+      if (auto mode = e.string("access_control", false)) {
+        if (p.engine != Engine::Trino) {
+          e.error(e.path("access_control"), "only Trino profiles have access_control (file or opa)");
+        } else if (*mode == "opa") {
+          p.access_control = TrinoAccessControl::Opa;
+          // Trino in file mode would read this file, and the profile renders no rules for it.
+          if (p.rules_file)
+            e.error(e.path("rules_file"),
+                    "a profile with access_control: opa has no rules document to write: Trino asks the daemon "
+                    "(opa.policy.uri); remove rules_file, or set access_control: file");
+        } else if (*mode != "file") {
+          e.error(e.path("access_control"),
+                  "must be file (Trino reads the rules document) or opa (Trino asks the "
+                  "daemon's decision endpoints)");
+        }
       }
       for (const char* key : {"dsn", "password_file", "dialect", "masking"}) {
         if (e.has(key) && p.engine != Engine::StarRocks)

@@ -121,6 +121,10 @@ std::optional<OpaPath> opa_path(const std::string& path) {
   return out;
 }
 
+// GET /v1/profiles/<name>/trino-opa/decisions: which compile the decisions come from (version,
+// digest; an ETag for conditional polls), without asking one.
+const std::string kOpaServed = "decisions";
+
 // A batch names every table of a schema or every column of a table: far more than a rules poll.
 constexpr std::size_t kOpaMaxBody = 16 * 1024 * 1024;
 
@@ -235,7 +239,11 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
   }
   if (opa_path(path)) {
     // Decisions are the rules document asked one at a time: served and guarded as it is.
-    if (!post) return error_response(405, "use POST (Trino's OPA access control sends {\"input\": ...})");
+    if (opa_path(path)->endpoint == kOpaServed) {
+      if (!get) return error_response(405, "use GET");
+    } else if (!post) {
+      return error_response(405, "use POST (Trino's OPA access control sends {\"input\": ...})");
+    }
     if (!settings_.server.rules_listen.empty() && !rules_only) {
       return error_response(404, "decisions are served on the rules listener only (server.rules_listen)");
     }
@@ -264,10 +272,16 @@ http::Handler Api::handler(bool rules_only) {
 }
 
 http::Response Api::rules(const http::Exchange& ex, const std::string& profile) {
-  const std::optional<Engine> engine = daemon_.engine_of(profile);
-  if (!engine) return error_response(404, "unknown profile \"" + profile + "\"");
-  if (*engine != Engine::Trino)
+  const auto kind = daemon_.kind_of(profile);
+  if (!kind) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (kind->engine != Engine::Trino)
     return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it has no Trino rules");
+  // Trino in file mode fails every check on a 404: closed, and the answer says why.
+  if (kind->access_control == TrinoAccessControl::Opa)
+    return error_response(404, "profile \"" + profile +
+                                   "\" has access_control: opa: it renders no rules document; configure Trino with "
+                                   "access-control.name=opa and opa.policy.uri=<this server>/v1/profiles/" +
+                                   profile + "/trino-opa/allow (docs/trino-opa.md), or set access_control: file");
   auto published = daemon_.published(profile);
   const bool ready = published != nullptr;
   const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
@@ -291,10 +305,40 @@ http::Response Api::rules(const http::Exchange& ex, const std::string& profile) 
   return res;
 }
 
+http::Response Api::opa_served(const http::Exchange& ex, const std::string& profile) {
+  const auto kind = daemon_.kind_of(profile);
+  if (!kind) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (kind->engine != Engine::Trino)
+    return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it answers no Trino decisions");
+  auto published = daemon_.published(profile);
+  const bool ready = published && published->opa;
+  const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
+  http::Response res;
+  const auto if_none_match = ex.request[http::bhttp::field::if_none_match];
+  if (etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)) {
+    res = http::make_response(304, "");
+  } else {
+    json body = {{"profile", profile}, {"access_control", to_string(kind->access_control)}, {"ready", ready}};
+    if (ready) {
+      body["version"] = published->version;
+      body["sha256"] = published->artifact.sha256;
+      body["published_at"] = published->published_at;
+    } else {
+      body["message"] = "no good compile is served: every decision is a refusal";
+    }
+    res = json_response(200, body);
+  }
+  res.set(http::bhttp::field::etag, etag);
+  res.set(http::bhttp::field::cache_control, "no-cache");
+  res.set("X-Tagwarden-Ready", ready ? "true" : "false");
+  if (ready) res.set("X-Tagwarden-Version", std::to_string(published->version));
+  return res;
+}
+
 http::Response Api::opa_decision(const http::Exchange& ex, const std::string& profile, const std::string& name) {
-  const std::optional<Engine> engine = daemon_.engine_of(profile);
-  if (!engine) return error_response(404, "unknown profile \"" + profile + "\"");
-  if (*engine != Engine::Trino)
+  const auto kind = daemon_.kind_of(profile);
+  if (!kind) return error_response(404, "unknown profile \"" + profile + "\"");
+  if (kind->engine != Engine::Trino)
     return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it answers no Trino decisions");
   const std::optional<trino::OpaEndpoint> endpoint = trino::opa_endpoint_named(name);
   if (!endpoint) {
@@ -366,7 +410,10 @@ void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_o
         path.substr(kRulesPrefix.size(), path.size() - kRulesPrefix.size() - kRulesSuffix.size());
     return respond(rules(ex, profile));
   }
-  if (auto opa = opa_path(path)) return respond(opa_decision(ex, opa->profile, opa->endpoint));
+  if (auto opa = opa_path(path)) {
+    if (opa->endpoint == kOpaServed) return respond(opa_served(ex, opa->profile));
+    return respond(opa_decision(ex, opa->profile, opa->endpoint));
+  }
   if (path == "/v1/webhook") return webhook(std::move(ex), respond);
   if (path == "/v1/status") return respond(json_response(200, daemon_.status()));
   if (path == "/v1/findings") return respond(json_response(200, {{"findings", daemon_.findings()}}));

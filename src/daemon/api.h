@@ -48,6 +48,7 @@ class Api {
   void webhook(http::Exchange&& ex, const http::Respond& respond);
   http::Response rules(const http::Exchange& ex, const std::string& profile);
   /// POST /v1/profiles/<profile>/trino-opa/<endpoint>: one request of Trino's OPA access control.
+  http::Response opa_served(const http::Exchange& ex, const std::string& profile);
   http::Response opa_decision(const http::Exchange& ex, const std::string& profile, const std::string& endpoint);
 
   Daemon& daemon_;

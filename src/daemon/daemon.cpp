@@ -22,9 +22,9 @@ using daemon_helpers::elapsed_ms;
 
 namespace {
 
-std::shared_ptr<const std::map<std::string, Engine>> engines_by_profile(const Config& config) {
-  auto engines = std::make_shared<std::map<std::string, Engine>>();
-  for (const auto& p : config.profiles) (*engines)[p.name] = p.engine;
+std::shared_ptr<const std::map<std::string, Daemon::ProfileKind>> engines_by_profile(const Config& config) {
+  auto engines = std::make_shared<std::map<std::string, Daemon::ProfileKind>>();
+  for (const auto& p : config.profiles) (*engines)[p.name] = {p.engine, p.access_control};
   return engines;
 }
 

@@ -75,8 +75,12 @@ class Daemon {
 
   // Thread-safe readers.
   std::shared_ptr<const PublishedArtifact> published(const std::string& profile) const;
-  /// The engine of a configured profile, or nullopt for an unknown one.
-  std::optional<Engine> engine_of(const std::string& profile) const;
+  /// What a configured profile serves, or nullopt for an unknown one.
+  struct ProfileKind {
+    Engine engine = Engine::Trino;
+    TrinoAccessControl access_control = TrinoAccessControl::File;  ///< Trino only
+  };
+  std::optional<ProfileKind> kind_of(const std::string& profile) const;
   bool ready(std::vector<std::string>* not_ready = nullptr) const;
   /// Why what is served may lag the governance state, while still in force (empty when nothing
   /// does): "source" (the last fetch failed, or the snapshot it got was refused: the last valid
@@ -185,9 +189,9 @@ class Daemon {
   std::atomic<bool> reset_source_{false};
   std::map<std::string, std::uint64_t> counters_;  ///< metric name{labels} -> count
   std::atomic<std::shared_ptr<const PublishedMap>> published_;
-  /// Profile name -> engine, replaced whole when the config is (re)loaded: Trino polls the rules
-  /// endpoint, which reads this without taking mu_.
-  std::atomic<std::shared_ptr<const std::map<std::string, Engine>>> engines_;
+  /// Profile name -> what it serves, replaced whole when the config is (re)loaded: Trino polls the
+  /// rules and decision endpoints, which read this without taking mu_.
+  std::atomic<std::shared_ptr<const std::map<std::string, ProfileKind>>> engines_;
   std::mutex publish_mu_;  ///< serializes replacing published_ (read, copy, store)
 
   // The loop's own queue.

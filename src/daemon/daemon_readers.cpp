@@ -25,10 +25,10 @@ std::shared_ptr<const PublishedArtifact> Daemon::published(const std::string& pr
   return it == map->end() ? nullptr : it->second;
 }
 
-std::optional<Engine> Daemon::engine_of(const std::string& profile) const {
+std::optional<Daemon::ProfileKind> Daemon::kind_of(const std::string& profile) const {
   const auto engines = engines_.load();
   const auto it = engines->find(profile);
-  return it == engines->end() ? std::nullopt : std::optional<Engine>(it->second);
+  return it == engines->end() ? std::nullopt : std::optional<ProfileKind>(it->second);
 }
 
 bool Daemon::ready(std::vector<std::string>* not_ready) const {

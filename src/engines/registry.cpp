@@ -8,6 +8,7 @@
 
 #include "tagwarden/engines/starrocks/artifact.h"
 #include "tagwarden/engines/starrocks/plan.h"
+#include "tagwarden/engines/trino/opa_manifest.h"
 #include "tagwarden/engines/trino/rules.h"
 
 namespace tw {
@@ -108,6 +109,19 @@ ProfileBuild build_profile(const Model& model, const Profile& profile, const Pre
     b.artifact = *previous.artifact;
     b.reused_artifact = true;
     b.compile.findings.insert(b.compile.findings.end(), b.artifact->findings.begin(), b.artifact->findings.end());
+  } else if (b.compile.policy_set && b.compile.memo && profile.engine == Engine::Trino &&
+             profile.access_control == TrinoAccessControl::Opa) {
+    // Trino asks the daemon, which answers from the PolicySet: no rules document to render.
+    trino::OpaManifest m = trino::render_opa_manifest(*b.compile.policy_set, profile, *b.compile.memo);
+    Artifact a{kOpaManifestFilename,
+               "application/json",
+               std::make_shared<const std::string>(std::move(m.text)),
+               m.access_classes,
+               {},
+               {}};
+    a.sha256 = sha256_hex(*a.bytes);
+    b.artifact = std::move(a);
+    b.render_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
   } else if (b.compile.policy_set) {
     RenderResult r = previous.render_cache ? render_artifact(*b.compile.policy_set, &profile, *previous.render_cache)
                                            : render_artifact(*b.compile.policy_set, &profile);

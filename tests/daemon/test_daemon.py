@@ -585,6 +585,45 @@ def opa_decisions_follow_what_is_served(c: Ctx):
 
 
 @test
+def opa_only_profile_renders_no_rules(c: Ctx):
+    # access_control: opa: the decisions are answered, no rules document is rendered or served, and
+    # GET .../trino-opa/decisions says which compile answers (an ETag that moves with the decisions).
+    d = c.daemon(extra_profiles="  - name: trino_opa\n    engine: trino\n    catalogs: [demo_warehouse]\n"
+                                "    access_control: opa\n").start()
+    base = "/v1/profiles/trino_opa/trino-opa"
+    r = d.get(base + "/decisions")
+    eq((r.status, r.headers.get("etag")), (200, '"deny-all"'), "before the first compile")
+    d.wait_ready()
+    for user, columns, want in (("farid.haddad", ["iban"], True), ("member-sso", ["iban"], False),
+                                ("member-sso", ["id", "name"], True), ("unknown-user", [], False)):
+        r = d.req("POST", base + "/allow", opa_select(user, "customers", columns))
+        eq((r.status, r.json()), (200, {"result": want}), f"OPA-only: SELECT {columns} FROM customers as {user}")
+        eq(r.json(), d.req("POST", OPA_BASE + "/allow", opa_select(user, "customers", columns)).json(),
+           "the same answer as the file profile's over the same catalogs")
+    r = d.get("/v1/profiles/trino_opa/trino-rules.json")
+    check(r.status == 404 and "access_control: opa" in r.json().get("error", ""), f"no rules document: {r}")
+    r = d.get(base + "/decisions")
+    body = r.json()
+    eq((r.status, body.get("ready"), body.get("access_control"), body.get("version")), (200, True, "opa", 1),
+       f"decisions served: {body}")
+    etag = r.headers.get("etag")
+    eq(d.get(base + "/decisions", headers={"If-None-Match": etag}).status, 304, "conditional GET, unchanged")
+    eq(d.get(OPA_BASE + "/decisions").json().get("access_control"), "file", "a file profile's decisions")
+    eq(d.req("POST", base + "/decisions", b"{}").status, 405, "POST decisions")
+    entry = next(p for p in d.status()["profiles"] if p["name"] == "trino_opa")
+    stored = d.state_dir / "profiles" / "trino_opa"
+    check((stored / "trino-opa.json").exists() and not (stored / "rules.json").exists(),
+          f"the state directory holds the decisions' manifest, no rules: {sorted(os.listdir(stored))}")
+    # A change the profile reads moves its digest; farid loses the clearance to read iban.
+    d.snapshot_path.write_text(DEMO_SNAPSHOT.replace("farid.haddad", "farid.haddad2"))
+    eq(d.recompile().status, 200, "recompile after a change")
+    r = d.get(base + "/decisions", headers={"If-None-Match": etag})
+    eq((r.status, r.json().get("version")), (200, 2), f"a new version after the change (was {entry})")
+    r = d.req("POST", base + "/allow", opa_select("farid.haddad", "customers", ["iban"]))
+    eq(r.json(), {"result": False}, "the new compile answers")
+
+
+@test
 def webhook_valid_and_refusals(c: Ctx):
     d = c.daemon(webhook={"secret_env": "TW_TEST_WEBHOOK_SECRET", "max_body_bytes": 1024,
                           "wait_timeout": "10s"}).start()

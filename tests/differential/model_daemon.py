@@ -98,3 +98,12 @@ class ModelDaemon:
 
     def opa_base(self, profile):
         return f"http://127.0.0.1:{self.port}/v1/profiles/{urllib.parse.quote(profile, safe='')}/trino-opa"
+
+    def served(self, profile):
+        """GET .../trino-opa/decisions: which compile answers, and in which access_control mode."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request("GET", urllib.parse.urlparse(self.opa_base(profile)).path + "/decisions")
+            return json.loads(conn.getresponse().read())
+        finally:
+            conn.close()

@@ -875,12 +875,23 @@ def _run_model(seed, opts, workdir, res):
     if not (opts.oracle and opts.opa_judge):
         return _check_profiles(seed, opts, workdir, res, config, ref, out, None)
     try:
-        daemon = ModelDaemon(opts.tagwarden, workdir, config["profiles"], opts.now or snapshot["generated_at"])
+        # Every other pair of models serves its Trino profiles with access_control: opa (no rules
+        # document rendered): the answers must not depend on it.
+        opa_only = (seed // 2) % 2 == 1
+        profiles = [dict(p, access_control="opa") if opa_only and p.get("engine") == "trino" and "rules_file" not in p
+                    else p for p in config["profiles"]]
+        daemon = ModelDaemon(opts.tagwarden, workdir, profiles, opts.now or snapshot["generated_at"])
         daemon.__enter__()
     except RuntimeError as e:
         res.fail(f"opa: the daemon did not start: {e}")
         return _check_profiles(seed, opts, workdir, res, config, ref, out, None)
     try:
+        for p in profiles:
+            if p.get("engine") == "trino":
+                served = daemon.served(p["name"])
+                if served.get("access_control") != p.get("access_control", "file") or served.get("ready") is not True:
+                    res.fail(f"opa {p['name']}: the daemon serves {served}, not a compile with access_control: "
+                             f"{p.get('access_control', 'file')}")
         _check_profiles(seed, opts, workdir, res, config, ref, out, daemon)
     finally:
         daemon.__exit__(None, None, None)

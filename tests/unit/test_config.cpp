@@ -86,7 +86,7 @@ TEST_CASE("unknown keys are errors", "[config]") {
   CHECK(
       config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withold_writes: false}]\n") ==
       Names{
-          R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))"});
+          R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, access_control, dsn, password_file, dialect, masking))"});
   // The top-level key list grows with the daemon settings: check the error, not the hint.
   const Names top = config_errors("profiles: [{name: p, engine: trino, catalogs: [a]}]\nversion: 1\n");
   REQUIRE(top.size() == 1);
@@ -181,7 +181,7 @@ TEST_CASE("all config errors are reported at once", "[config]") {
       Names{
           R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))",
           R"(profiles[0].catalog_map.z: maps catalog "z", which is not in this profile's catalogs)",
-          R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, dsn, password_file, dialect, masking))",
+          R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, access_control, dsn, password_file, dialect, masking))",
           R"(profiles[1].name: duplicate profile "p")"});
 }
 
@@ -343,10 +343,10 @@ TEST_CASE("two profiles cannot share a rules_file", "[config]") {
   // second profile's rules and refused it under the first's).
   const std::string a = "profiles: [{name: a, engine: trino, catalogs: [x], rules_file: ";
   const std::string b = "}, {name: b, engine: trino, catalogs: [x], withhold_writes: false, rules_file: ";
-  for (const auto& [first, second] : std::vector<std::pair<std::string, std::string>>{
-           {"/etc/trino/rules.json", "/etc/trino/rules.json"},
-           {"/etc/trino/rules.json", "/etc/trino/./sub/../rules.json"},
-           {"rules.json", "./rules.json"}}) {
+  for (const auto& [first, second] :
+       std::vector<std::pair<std::string, std::string>>{{"/etc/trino/rules.json", "/etc/trino/rules.json"},
+                                                        {"/etc/trino/rules.json", "/etc/trino/./sub/../rules.json"},
+                                                        {"rules.json", "./rules.json"}}) {
     INFO(first << " / " << second);
     CHECK(config_errors(a + first + b + second + "}]\n") ==
           Names{R"(profiles[1].rules_file: is also profile "a"'s rules_file: each profile needs its own file, or )"
@@ -462,4 +462,23 @@ TEST_CASE("a profile named findings.json is refused: compile writes DIR/findings
                 "(DIR/findings.json); choose another name"});
   }
   CHECK(must_config("profiles: [{name: findings.json2, engine: trino, catalogs: [a]}]\n").profiles.size() == 1);
+}
+
+TEST_CASE("access_control: file or opa, on Trino profiles only, and opa writes no rules file", "[config]") {
+  auto loaded = tw::parse_config(
+      "profiles: [{name: a, engine: trino, catalogs: [x]}, {name: b, engine: trino, catalogs: [x], access_control: "
+      "opa}, {name: c, engine: trino, catalogs: [x], access_control: file}]\n");
+  REQUIRE(loaded.config);
+  CHECK(loaded.config->profiles[0].access_control == tw::TrinoAccessControl::File);
+  CHECK(loaded.config->profiles[1].access_control == tw::TrinoAccessControl::Opa);
+  CHECK(loaded.config->profiles[2].access_control == tw::TrinoAccessControl::File);
+  CHECK(config_errors("profiles: [{name: s, engine: starrocks, catalogs: [x], access_control: opa}]\n") ==
+        Names{"profiles[0].access_control: only Trino profiles have access_control (file or opa)"});
+  CHECK(config_errors("profiles: [{name: t, engine: trino, catalogs: [x], access_control: OPA}]\n") ==
+        Names{"profiles[0].access_control: must be file (Trino reads the rules document) or opa (Trino asks the "
+              "daemon's decision endpoints)"});
+  const Names both = config_errors(
+      "profiles: [{name: t, engine: trino, catalogs: [x], access_control: opa, rules_file: /tmp/r.json}]\n");
+  REQUIRE(both.size() == 1);
+  CHECK_THAT(both[0], Catch::StartsWith("profiles[0].rules_file: a profile with access_control: opa has no rules"));
 }

@@ -241,14 +241,20 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
   tw::Profile starrocks = trino;
   starrocks.name = "sr";
   starrocks.engine = tw::Engine::StarRocks;
-  std::size_t reused = 0, rendered = 0;
+  tw::Profile opa = trino;
+  opa.name = "opa";
+  opa.access_control = tw::TrinoAccessControl::Opa;
+  std::size_t reused = 0, rendered = 0, opa_moves = 0;
   tw::EngineRenderCache cache;  // one for both engines: switching engines replaces what it holds
-  for (const tw::Profile& profile : {trino, starrocks}) {
+  for (const tw::Profile& profile : {trino, starrocks, opa}) {
     for (unsigned seed = 1; seed <= 12; ++seed) {
       World w(seed);
       json s = w.snapshot();
       tw::ProfileBuild last = tw::build_profile(*tw::build_model(twtest::must_parse(s.dump()), std::nullopt), profile);
       REQUIRE(last.artifact);
+      // An OPA-only profile's manifest must move whenever an answer may: whenever the rules the
+      // same decisions render to move.
+      std::string last_rules = tw::trino::render_rules(*last.compile.policy_set).text;
       for (int step = 0; step < 10; ++step) {
         // Every third step changes nothing, the others make one random change (which may
         // concern only cat1, outside this profile).
@@ -266,6 +272,17 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
           CHECK(*full.artifact->bytes == *next.artifact->bytes);
           CHECK(full.artifact->sha256 == next.artifact->sha256);
           CHECK(findings_text(full.compile.findings) == findings_text(next.compile.findings));
+          CHECK(full.artifact->filename == (profile.engine == tw::Engine::StarRocks ? "plan.sql"
+                                            : profile.name == "opa"                 ? "trino-opa.json"
+                                                                                    : "rules.json"));
+        }
+        if (profile.access_control == tw::TrinoAccessControl::Opa && full.artifact && last.artifact) {
+          std::string rules = tw::trino::render_rules(*full.compile.policy_set).text;
+          if (rules != last_rules) {
+            CHECK(full.artifact->sha256 != last.artifact->sha256);
+            opa_moves++;
+          }
+          last_rules = std::move(rules);
         }
         (next.reused_artifact ? reused : rendered)++;
         last = std::move(next);
@@ -275,6 +292,7 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
   INFO("reused " << reused << " rendered " << rendered);
   CHECK(reused > 0);
   CHECK(rendered > 0);
+  CHECK(opa_moves > 0);
 
   // A different profile never reuses, even with the same decisions.
   World w(5);

@@ -13,6 +13,10 @@ namespace tw {
 enum class Engine { Trino, StarRocks };
 const char* to_string(Engine engine);
 
+/// Trino's `access-control.name` the profile serves: file-based rules, or OPA decisions.
+enum class TrinoAccessControl { File, Opa };
+const char* to_string(TrinoAccessControl access_control);
+
 struct Profile {
   std::string name;
   Engine engine = Engine::Trino;
@@ -21,8 +25,11 @@ struct Profile {
   std::map<std::string, std::string> user_map;     ///< platform user -> engine user
   bool withhold_writes = true;
   bool restrict_materialized_views = true;
-  int max_policies_per_tag = 500;            ///< StarRocks only
-  std::optional<std::string> rules_file;     ///< Trino: also write the rules here (atomically)
+  int max_policies_per_tag = 500;         ///< StarRocks only
+  std::optional<std::string> rules_file;  ///< Trino: also write the rules here (atomically)
+  /// Trino: how Trino asks. file (the default): the rules document, and the OPA decisions beside it.
+  /// opa: the decisions only; no rules document is rendered (at L it is 1 GB and half the build).
+  TrinoAccessControl access_control = TrinoAccessControl::File;
   std::string dsn;                           ///< StarRocks: the daemon applies to this server (mysql://user@host:port)
   std::optional<std::string> password_file;  ///< StarRocks: else TAGWARDEN_STARROCKS_PASSWORD
   std::string dialect = "starrocks";         ///< StarRocks: starrocks, or mysql (tests on MariaDB)

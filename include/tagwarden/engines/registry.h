@@ -25,6 +25,9 @@ class EngineRenderCache {
   std::unique_ptr<State> state;
 };
 
+/// The artifact of a Trino profile with access_control: opa (trino/opa_manifest.h), in place of rules.json.
+inline constexpr const char* kOpaManifestFilename = "trino-opa.json";
+
 struct Artifact {
   std::string filename;      ///< e.g. rules.json
   std::string content_type;  ///< e.g. application/json
