@@ -148,6 +148,11 @@ bool EntryReader::has(std::string_view key) const {
   return v && !v->is_null();
 }
 
+bool EntryReader::is_null(std::string_view key) const {
+  const std::optional<JsonValue> v = value_.find(key);
+  return v && v->is_null();
+}
+
 std::optional<JsonValue> EntryReader::get(std::string_view key, bool required, const char* expected) {
   std::optional<JsonValue> v = value_.find(key);
   if (!v || v->is_null()) {

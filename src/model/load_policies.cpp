@@ -94,7 +94,9 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
       e.error(e.path("type"), "unknown policy type " + quote(type) + " (expected column_mask, row_filter or deny)");
     }
     if (p.type == PolicyType::ColumnMask && type == "column_mask") {
-      const std::string mask = e.string("mask", true).value_or("");
+      // MODEL §4 spells the null mask `mask: null`, which YAML (and JSON) read as a null value:
+      // taken as that mask, the one that shows nothing, not as a missing key.
+      const std::string mask = e.is_null("mask") ? "null" : e.string("mask", true).value_or("");
       if (mask == "full") {
         p.mask = MaskKind::Full;
       } else if (mask == "partial") {

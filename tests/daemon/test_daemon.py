@@ -986,6 +986,29 @@ def webhook_coalescing(c: Ctx):
 
 
 @test
+def expiry_judged_at_generated_at_when_the_source_is_ahead(c: Ctx):
+    # MODEL §1: generated_at is "now" for expiry. The daemon judges at the wall clock, or at
+    # generated_at when the source's clock is ahead of this host's: what the source already sees
+    # expired never counts.
+    T = int(time.time()) + 86400 * 30
+    snap = expiry_snapshot(rfc3339(T)).replace('generated_at: "2026-11-30T12:00:00Z"',
+                                               f'generated_at: "{rfc3339(T + 3600)}"')
+    check(rfc3339(T + 3600) in snap, "generated_at replaced")
+    d = c.daemon(snapshot=snap, clock=rfc3339(T - 10)).start()
+    d.wait_ready()
+    rules = d.rules().json()
+    check(not table_rules_with_user(rules, TEMP_USER_RE),
+          "temp.steward's assignment expired before generated_at: no rule names them")
+    r = d.req("POST", "/v1/validate", snap, token=ADMIN)
+    check(r.status in (200, 422), f"validate answers: {r}")
+    d.stop()
+    # The host's clock ahead of generated_at: the clock decides, as before.
+    d2 = c.daemon("b", snapshot=expiry_snapshot(rfc3339(T)), clock=rfc3339(T - 10)).start()
+    d2.wait_ready()
+    check(table_rules_with_user(d2.rules().json(), TEMP_USER_RE), "before T, temp.steward is in a table rule")
+
+
+@test
 def expiry_triggers_recompile_with_test_clock(c: Ctx):
     T = int(time.time()) + 86400 * 30
     d = c.daemon(snapshot=expiry_snapshot(rfc3339(T)), clock=rfc3339(T - 10)).start()

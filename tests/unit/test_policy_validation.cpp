@@ -108,3 +108,18 @@ TEST_CASE("the valid policies of the validation cases load", "[load][policies]")
   REQUIRE(s->policies.size() == 2);
   CHECK(s->policies[1].visible_chars == 8);
 }
+
+TEST_CASE("mask: null, as MODEL §4 spells it, is the null mask in YAML and JSON alike", "[load][policies]") {
+  // Unquoted, YAML reads null as a null value; it used to be refused as a missing mask.
+  for (const char* spelling : {"null", "~", "\"null\""}) {
+    INFO(spelling);
+    const auto s =
+        must_parse(snapshot(std::string("{name: p, type: column_mask, mask: ") + spelling + ", scope: {tag: PII}}"));
+    REQUIRE(s->policies.size() == 2);
+    CHECK(s->policies[1].mask == tw::MaskKind::Null);
+  }
+  // A null with visible_chars is still refused: only partial masks have them.
+  CHECK_FALSE(
+      tw::parse_snapshot(snapshot("{name: p, type: column_mask, mask: null, visible_chars: 2, scope: {tag: PII}}"))
+          .snapshot);
+}

@@ -57,6 +57,8 @@ class EntryReader {
   const std::string& path() const;
   std::string path(std::string_view key) const { return key_path(path(), key); }
   bool has(std::string_view key) const;
+  /// The key is given, with the value null (YAML `key: null` or `key: ~`, JSON `"key": null`).
+  bool is_null(std::string_view key) const;
   /// check_name() for `name`, read at key; the path is built only for an error.
   bool valid_name(std::string_view key, std::string_view name, std::string_view what);
 
