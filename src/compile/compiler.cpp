@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "digest.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
 #include "policy_keys.h"
@@ -196,6 +197,7 @@ class ProfileCompiler {
       }
       if (restricted_[u]) ps.create_restricted.push_back(u);
     }
+    any_restricted_ = !ps.create_restricted.empty();
   }
 
   // Decides every object, reusing the previous memo's decision for objects
@@ -212,12 +214,23 @@ class ProfileCompiler {
         before.emplace(previous_->object_digests[i], i);
     }
     memo->object_digests.reserve(ps.objects.size());
+    std::string restricted_key;  // read by objects where a covering grant gives OWNERSHIP
+    if (owns_by_name(PrivilegeSet(static_cast<std::uint8_t>(Privilege::Ownership)))) {
+      Digest d;
+      d.add(ps.create_restricted.size());
+      for (std::size_t u : ps.create_restricted) d.add(std::uint64_t(u));
+      restricted_key = d.finish();
+    }
     for (auto& op : ps.objects) {
       const std::vector<std::size_t> covering = covering_grants(op.engine_name);
+      const bool owned = !restricted_key.empty() && std::any_of(covering.begin(), covering.end(), [&](std::size_t g) {
+        return grants_[g].privileges.has(Privilege::Ownership);
+      });
       const std::vector<std::size_t> gated = gated_tags(op);
       const bool reached = !s_.policies.empty() && !s_.users.empty() && !judge_policies(m_, op, 0).empty();
       const std::vector<std::size_t>& owners = view_owners_of(op.object);
-      memo->object_digests.push_back(keys.object(op, covering, gated, reached, owners));
+      memo->object_digests.push_back(
+          keys.object(op, covering, gated, reached, owners, owned ? std::string_view(restricted_key) : ""));
       std::vector<std::pair<std::string, std::vector<std::string>>> unsatisfiable;
       if (auto it = before.find(memo->object_digests.back()); it != before.end()) {
         op.classes = previous_->classes[it->second];
@@ -285,12 +298,28 @@ class ProfileCompiler {
         const auto pos = std::lower_bound(tags.begin(), tags.end(), m_.tag_index.at(t)) - tags.begin();
         return static_cast<bool>(group.cleared[static_cast<std::size_t>(pos)]);
       };
-      auto [access, reasons] = decide_class(op, group.granted, is_cleared);
-      AccessClass cls{group.users, group.granted, std::move(access), std::move(reasons)};
-      if (m_.snapshot->policies.empty()) {
-        op.classes.push_back(std::move(cls));
+      auto add = [&](std::shared_ptr<const std::vector<std::size_t>> users, bool creation_restricted) {
+        auto [access, reasons] = decide_class(op, group.granted, is_cleared, creation_restricted);
+        AccessClass cls{std::move(users), group.granted, std::move(access), std::move(reasons)};
+        if (m_.snapshot->policies.empty()) {
+          op.classes.push_back(std::move(cls));
+        } else {
+          apply_policies(op, std::move(cls));
+        }
+      };
+      if (!owns_by_name(group.granted)) {
+        add(group.users, false);
+        continue;
+      }
+      // Users restricted from creating lose OWNERSHIP of listed objects too: with it they could
+      // drop the object and create a materialized view under its name.
+      std::vector<std::size_t> restricted, others;
+      for (std::size_t u : *group.users) (restricted_[u] ? restricted : others).push_back(u);
+      if (others.empty() || restricted.empty()) {
+        add(group.users, !restricted.empty());
       } else {
-        apply_policies(op, std::move(cls));
+        add(lists_.get(std::move(others)), false);
+        add(lists_.get(std::move(restricted)), true);
       }
     }
     if (p_.engine == Engine::Trino) evaluate_filters_as_owner(op);
@@ -301,9 +330,16 @@ class ProfileCompiler {
   }
 
   // The access of users who share grants and clearances on one object, and why it is less than granted.
+  // Trino checks OWNERSHIP of a name for CREATE MATERIALIZED VIEW there: holding it on a listed
+  // object is a way to create one (drop, then create) that restrict_materialized_views closes.
+  bool owns_by_name(const PrivilegeSet& granted) const {
+    return p_.engine == Engine::Trino && p_.restrict_materialized_views && granted.has(Privilege::Ownership) &&
+           any_restricted_;
+  }
+
   template <typename Cleared>
   std::pair<Access, std::vector<std::string>> decide_class(const ObjectPolicy& op, PrivilegeSet privs,
-                                                           const Cleared& is_cleared) {
+                                                           const Cleared& is_cleared, bool creation_restricted) {
     Access access;
     std::vector<std::string> reasons;
     access.privileges = privs;
@@ -347,6 +383,13 @@ class ProfileCompiler {
       access.privileges.remove(Privilege::Ownership);
       reasons.push_back("OWNERSHIP withheld: not cleared for " + join_words(missing_any) +
                         " (an owner could rename what the gate names)");
+    }
+    if (creation_restricted && access.privileges.has(Privilege::Ownership)) {
+      access.privileges.remove(Privilege::Ownership);
+      reasons.push_back(
+          "OWNERSHIP withheld: not cleared for every gated tag of the profile, and with it they could "
+          "drop the object and create a materialized view under its name "
+          "(restrict_materialized_views)");
     }
     if (!access.privileges.has(Privilege::Select)) {
       access.denied_columns.clear();
@@ -519,6 +562,7 @@ class ProfileCompiler {
   std::vector<std::size_t> touched_keys_;
   PolicyKeys policy_keys_;
   std::vector<bool> restricted_;
+  bool any_restricted_ = false;
   std::unordered_map<std::size_t, std::vector<std::size_t>> view_owners_;  // object -> owners of views reading it
   std::shared_ptr<CompileMemo> memo_;                                      ///< this compile's, left for the next
   std::map<std::string, std::set<std::string>> unsatisfiable_;             // policy -> users for whom it means no rows

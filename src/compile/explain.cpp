@@ -196,7 +196,22 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
       }
       if (refused && !r.whole_object) r.columns.push_back(col);
     }
-    if (tags.empty()) continue;
+    if (tags.empty()) {
+      // No gate of this object refuses the user; restrict_materialized_views may still take its
+      // OWNERSHIP (Trino: with it they could drop the object and create a materialized view).
+      const AccessClass* cls = op.class_of(user);
+      if (!pe.may_create && ps.engine == Engine::Trino && cls && cls->granted.has(Privilege::Ownership) &&
+          !cls->access.privileges.has(Privilege::Ownership)) {
+        r.kind = "creation_restricted";
+        r.has_grant = true;
+        r.withheld = {"OWNERSHIP"};
+        r.reason =
+            "not cleared for every gated tag of the profile: OWNERSHIP would let them drop it and create a "
+            "materialized view under its name (restrict_materialized_views)";
+        pe.refusals.push_back(std::move(r));
+      }
+      continue;
+    }
     if (r.whole_object) r.columns.clear();
     r.tags.assign(tags.begin(), tags.end());
     if (const AccessClass* cls = op.class_of(user)) {
@@ -374,7 +389,11 @@ std::string to_text(const Explanation& e) {
       out << "  may not create materialized views (not cleared for every gated tag; tables and views as granted)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
-      if (r.kind == "definer_view_owner" || r.kind == "view_read") {
+      if (r.kind == "definer_view_owner" || r.kind == "view_read" || r.kind == "creation_restricted") {
+        if (r.kind == "creation_restricted") {
+          out << "  withheld OWNERSHIP of " << r.object << " on Trino: " << r.reason << "\n";
+          continue;
+        }
         out << "  refused " << r.object << (r.whole_object ? "" : " in part") << " on Trino: " << r.reason << "\n";
         continue;
       }

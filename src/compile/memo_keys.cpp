@@ -47,7 +47,7 @@ std::string MemoKeys::grants() const {
 
 std::string MemoKeys::object(const ObjectPolicy& op, const std::vector<std::size_t>& covering,
                              const std::vector<std::size_t>& gated, bool reached,
-                             const std::vector<std::size_t>& view_owners) {
+                             const std::vector<std::size_t>& view_owners, std::string_view restricted) {
   const Object& o = m_.snapshot->objects[op.object];
   Digest d;
   d.add(o.name.catalog).add(o.name.schema).add(o.name.table).add(static_cast<std::uint64_t>(o.kind));
@@ -77,6 +77,7 @@ std::string MemoKeys::object(const ObjectPolicy& op, const std::vector<std::size
   d.add(reached ? policies() : std::string_view("unreached"));
   d.add(view_owners.size());
   for (std::size_t u : view_owners) d.add(u);
+  d.add(restricted);
   return d.finish();
 }
 

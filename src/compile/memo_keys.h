@@ -30,8 +30,11 @@ class MemoKeys {
   /// One object's key: `covering` are its grants, `gated` its gated tags (indices, sorted),
   /// `reached` whether an access policy's scope reaches it, `view_owners` the owners of
   /// views that read it (user indices, sorted).
+  /// `restricted`: who may not create on the profile, when a covering grant gives OWNERSHIP there
+  /// (they lose it); empty otherwise.
   std::string object(const ObjectPolicy& op, const std::vector<std::size_t>& covering,
-                     const std::vector<std::size_t>& gated, bool reached, const std::vector<std::size_t>& view_owners);
+                     const std::vector<std::size_t>& gated, bool reached, const std::vector<std::size_t>& view_owners,
+                     std::string_view restricted);
 
  private:
   const std::string& grant(std::size_t g);

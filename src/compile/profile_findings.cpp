@@ -116,12 +116,12 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
         {Severity::Info, "materialized_view_restriction",
          std::to_string(names.size()) + " users are not cleared for every gated tag on profile " + profile.name + " (" +
              join_some(ps.gated_tags) +
-             ") and cannot create materialized views there under a new name; Trino's file-based rules check the same "
-             "OWNERSHIP of the new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot "
-             "create tables or views either. Listed objects their grants let them own (OWNERSHIP is kept where "
-             "nothing restricts them) they could drop and re-create under the same name, as a materialized view "
-             "too: withhold OWNERSHIP in the grants where that matters (set restrict_materialized_views: false to "
-             "lift the restriction)",
+             ") and cannot create materialized views there; Trino's file-based rules check the same OWNERSHIP of the "
+             "new name for CREATE TABLE, CREATE VIEW and CREATE MATERIALIZED VIEW, so they cannot create tables or "
+             "views either, and they lose OWNERSHIP of listed objects their grants let them own (with it they could "
+             "drop one and create a materialized view under its name), so they cannot drop, rename or alter those on "
+             "Trino; they keep reading and writing as granted (set restrict_materialized_views: false to lift the "
+             "restriction)",
          profile.name, names});
   }
   if (profile.engine == Engine::StarRocks && !ps.create_restricted.empty()) {

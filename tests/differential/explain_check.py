@@ -276,7 +276,8 @@ def check_object(ref, prof, trino, uname, e, ename, o, refusals, pol, objects, e
               f"explain access_policies {jdump(pol)[:900]}" if pol else "explain: no access_policies entry"]
     cols = [c["name"].lower() for c in o["columns"]]
     granted = ref.grant_privileges(uname, o["name"])
-    clearance = [r for r in refusals if r.get("kind", "clearance") in ("clearance", "starrocks_coarsened")]
+    clearance = [r for r in refusals
+                 if r.get("kind", "clearance") in ("clearance", "starrocks_coarsened", "creation_restricted")]
     definer = [r for r in refusals if r.get("kind") in ("definer_view_owner", "view_read")]
     for r in refusals:
         res.check(r.get("has_grant") == bool(granted),

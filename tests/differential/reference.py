@@ -38,6 +38,7 @@ class Profile:
         self.user_map = dict(raw.get("user_map") or {})
         self.withhold_writes = raw.get("withhold_writes", True)
         self.restrict_mv = raw.get("restrict_materialized_views", True)
+        self.engine = raw.get("engine", "trino")
 
     def engine_catalog(self, platform_catalog: str) -> str:
         return self.catalog_map.get(platform_catalog, platform_catalog).lower()
@@ -192,6 +193,10 @@ class Reference:
         if any(not self.cleared(uname, t) for t in all_gated):
             # OWNERSHIP would let them rename what the gate names: withheld, withhold_writes or not.
             privs -= WRITES if prof.withhold_writes else {"OWNERSHIP"}
+        if prof.engine == "trino" and uname in self.create_restricted(prof):
+            # On Trino OWNERSHIP of a listed name lets them drop it and create a materialized view
+            # under that name (MODEL §2: they may create none on the profile).
+            privs.discard("OWNERSHIP")
         if "SELECT" not in privs:
             denied = []
         return privs, sorted(denied)
@@ -209,8 +214,12 @@ class Reference:
         """Platform names of the users who may not create tables / MVs on the profile."""
         if not prof.restrict_mv:
             return set()
-        tags = self.gated_tags_on_profile(prof)
-        return {n for n in self.users if not all(self.cleared(n, t) for t in tags)}
+        cache = self.__dict__.setdefault("_create_restricted", {})
+        key = json.dumps(prof.raw, sort_keys=True, default=str)
+        if key not in cache:
+            tags = self.gated_tags_on_profile(prof)
+            cache[key] = {n for n in self.users if not all(self.cleared(n, t) for t in tags)}
+        return cache[key]
 
     def unlisted(self, uname: str, platform_name: str, prof: Profile, restricted=None) -> set:
         if restricted is None:

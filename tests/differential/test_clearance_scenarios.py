@@ -197,6 +197,15 @@ def scenarios():
            [table("c.s.a", [col("id")], tags=["PII"]), table("c.s.b", [col("e", "Conf")])])
     for op in ("create_table", "create_mv", "create_view"):
         sc.ask(op, "c.x.new", by_user(False, BOTH_OK))
+    sc = S("users not cleared for every gated tag lose OWNERSHIP of listed objects too: no drop and re-create "
+           "as a materialized view; reads and writes stay",
+           [table("c.s.a", [col("id")]), table("c.s.b", [col("e", "PII")])])
+    sc.ask("ownership", "c.s.a", by_user(False, PII_OK)).ask("create_mv", "c.s.a", by_user(False, PII_OK))
+    sc.ask("insert", "c.s.a", by_user(True)).select("c.s.a", ["id"], by_user(True))
+    sc = S("restrict_materialized_views: false keeps OWNERSHIP of ungated listed objects",
+           [table("c.s.a", [col("id")]), table("c.s.b", [col("e", "PII")])],
+           profile={"restrict_materialized_views": False})
+    sc.ask("ownership", "c.s.a", by_user(True)).ask("create_mv", "c.s.a", by_user(True))
     sc = S("restrict_materialized_views: false lets everyone create where their grants allow",
            [table("c.s.a", [col("id")], tags=["PII"])], profile={"restrict_materialized_views": False})
     sc.ask("create_mv", "c.s.new", by_user(True)).ask("create_table", "c.s.new", by_user(True))

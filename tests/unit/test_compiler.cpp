@@ -423,9 +423,10 @@ TEST_CASE("withhold_writes", "[compiler]") {
     const auto& cust = object(ps, "c.s.cust");
     CHECK(privs(cust, w) == kSelect);
     CHECK(denied_columns(cust, w) == Names{"iban"});
-    // Ungated objects keep everything.
-    CHECK(privs(object(ps, "c.s.open"), w) == kAll);
-    CHECK(privs(object(ps, "c.s.audit"), w) == kAll);
+    // Ungated objects keep everything but OWNERSHIP, which restrict_materialized_views takes from
+    // those not cleared for every gated tag of the profile (the next test case).
+    CHECK(privs(object(ps, "c.s.open"), w) == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
+    CHECK(privs(object(ps, "c.s.audit"), w) == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
     // The cleared keep everything on gated objects.
     CHECK(privs(conf, f.u("etl")) == kAll);
     CHECK(privs(cust, f.u("etl")) == kAll);
@@ -444,8 +445,9 @@ TEST_CASE("withhold_writes", "[compiler]") {
     CHECK(std::find(ua->reasons.begin(), ua->reasons.end(),
                     "OWNERSHIP withheld: not cleared for PII (an owner could rename what the gate names)") !=
           ua->reasons.end());
-    // Ungated objects keep everything, and the cleared keep OWNERSHIP.
-    CHECK(privs(object(ps, "c.s.open"), w) == kAll);
+    // Ungated objects keep everything but OWNERSHIP (restrict_materialized_views), and the cleared
+    // keep OWNERSHIP.
+    CHECK(privs(object(ps, "c.s.open"), w) == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
     CHECK(privs(object(ps, "c.s.cust"), f.u("etl")) == kAll);
   }
 }
@@ -455,7 +457,7 @@ TEST_CASE("restrict_materialized_views", "[compiler]") {
   const std::size_t w = f.u("writer");
   const std::size_t etl = f.u("etl");
   const tw::QualifiedName fresh{"c", "s", "new_table"};
-  SECTION("true (the default): users not cleared for every gated tag lose OWNERSHIP of unlisted names only") {
+  SECTION("true (the default): users not cleared for every gated tag lose OWNERSHIP of every name") {
     REQUIRE(f.profile.restrict_materialized_views);
     tw::ProfileCompile pc = tw::compile_profile(*f.m, f.profile);
     REQUIRE(pc.policy_set);
@@ -470,15 +472,21 @@ TEST_CASE("restrict_materialized_views", "[compiler]") {
     CHECK(ps.unlisted_access(w, fresh).names() == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
     CHECK(ps.unlisted_access(etl, fresh).names() == kAll);
     CHECK(ps.unlisted_access(etl, {"c", "new_schema", "t"}).names() == kAll);
-    // Listed objects keep OWNERSHIP where the gates allow it.
-    CHECK(privs(object(ps, "c.s.open"), w) == kAll);
+    // Listed objects too: with OWNERSHIP they could drop one and create a materialized view in its
+    // place. Their other privileges stay; the cleared keep OWNERSHIP.
+    CHECK(privs(object(ps, "c.s.open"), w) == Names{"SELECT", "INSERT", "UPDATE", "DELETE"});
+    CHECK(privs(object(ps, "c.s.open"), etl) == kAll);
+    const tw::AccessClass* open = find_access(object(ps, "c.s.open"), w);
+    REQUIRE(open);
+    CHECK(open->reasons == Names{"OWNERSHIP withheld: not cleared for every gated tag of the profile, and with it they "
+                                 "could drop the object and create a materialized view under its name "
+                                 "(restrict_materialized_views)"});
     const tw::Finding* mv = find_finding(pc.findings, "materialized_view_restriction");
     REQUIRE(mv);
     CHECK(mv->profile == "trino_main");
-    CHECK_THAT(mv->message,
-               Catch::StartsWith("13 users are not cleared for every gated tag on profile trino_main "
-                                 "(Confidential and PII) and cannot create materialized views there under a new "
-                                 "name"));
+    CHECK_THAT(mv->message, Catch::StartsWith("13 users are not cleared for every gated tag on profile trino_main "
+                                              "(Confidential and PII) and cannot create materialized views there"));
+    CHECK_THAT(mv->message, Catch::Contains("they lose OWNERSHIP of listed objects"));
     CHECK_THAT(mv->message, Catch::Contains("CREATE TABLE"));
     CHECK(mv->subjects.size() == 13);
   }
@@ -488,6 +496,7 @@ TEST_CASE("restrict_materialized_views", "[compiler]") {
     REQUIRE(pc.policy_set);
     CHECK(pc.policy_set->create_restricted.empty());
     CHECK(pc.policy_set->unlisted_access(w, fresh).names() == kAll);
+    CHECK(privs(object(*pc.policy_set, "c.s.open"), w) == kAll);
     CHECK(find_finding(pc.findings, "materialized_view_restriction") == nullptr);
   }
   SECTION("a profile without gated tags restricts nobody") {

@@ -28,7 +28,9 @@ struct Refusal {
   /// StarRocks translation withholds SELECT), "definer_view_owner" (Trino reads a DEFINER view as
   /// its owner, who cannot read what it reads: refused to everybody, see reason), "view_read"
   /// (any other read Trino refuses while it expands the view: a materialized view's owner, a view
-  /// nested in it, a SECURITY INVOKER view's reader; see reason).
+  /// nested in it, a SECURITY INVOKER view's reader; see reason), "creation_restricted" (Trino:
+  /// OWNERSHIP of a listed object withheld from a user not cleared for every gated tag of the
+  /// profile, restrict_materialized_views; no gate of the object is involved).
   std::string kind = "clearance";
   std::string object;                 ///< engine name
   bool whole_object = false;          ///< a gate on the object (own or inherited)
@@ -37,7 +39,7 @@ struct Refusal {
   bool has_grant = false;             ///< whether grants would otherwise give access
   std::vector<std::string> withheld;  ///< privileges removed by the gates (and by the engine's translation)
   std::string engine_note;            ///< why the engine withholds more than the PolicySet (StarRocks coarsening)
-  std::string reason;                 ///< definer_view_owner, view_read: why the engine refuses it
+  std::string reason;                 ///< definer_view_owner, view_read, creation_restricted: why the engine refuses it
 };
 
 /// One effective mask as the engine enforces it: hash, partial and full masks are string
