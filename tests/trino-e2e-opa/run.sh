@@ -72,7 +72,9 @@ daemon_configure() {  # NAME SNAPSHOT
     cp "$2" "$dir/snapshot.yaml"
     DAEMON_PORT[$name]="$(e2e_free_port)"
     {
+        # The deployment shape for OPA: the profile renders no rules document (access_control: opa).
         cat "$OPA_ROOT/examples/demo/profiles.yaml"
+        echo "    access_control: opa"
         echo "source: {file: \"$dir/snapshot.yaml\"}"
         echo "server: {listen: \"127.0.0.1:${DAEMON_PORT[$name]}\"}"
         echo "state_dir: \"$dir/state\""
@@ -270,6 +272,11 @@ opa_main() {
     daemon_configure policies "$E2E_WORK/policies-snapshot.json"
     daemon_start demo || { e2e_fail "daemon (demo) did not start"; return 1; }
     daemon_start policies || { e2e_fail "daemon (policies) did not start"; return 1; }
+    local served
+    served="$(curl -s --max-time 5 "$(daemon_base demo)/decisions")"
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(not (d["access_control"] == "opa" and d["ready"]))' \
+        "$served" 2>/dev/null \
+        || { e2e_fail "the demo daemon does not serve its profile with access_control: opa: $served"; return 1; }
     e2e_info "daemons ($("$OPA_BIN" version 2>/dev/null | head -1)): demo $(daemon_base demo) (pid ${DAEMON_PID[demo]}), policies $(daemon_base policies) (pid ${DAEMON_PID[policies]})"
 
     # 3. the proxy (bootstrap: allow-all) and Trino
