@@ -432,3 +432,49 @@ TEST_CASE("starrocks policies: a column keeping a foreign masking policy coarsen
   bob_reads = e.count("bob") && e.at("bob").count(customers());
   CHECK(bob_reads);
 }
+
+TEST_CASE("starrocks policies: a table gated whole gets its row access policy: TRUE for the cleared, FALSE else") {
+  // MODEL §3: one policy per tagged object. The uncleared hold no SELECT on it anyway; the policy
+  // is what keeps a view the snapshot does not list from reading its rows for them.
+  const std::string snapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ana}, {name: "o'brien\\"}]
+roles: [steward, analyst]
+role_assignments:
+  - {role: steward, user: ana}
+  - {role: analyst, user: ana}
+  - {role: analyst, user: "o'brien\\"}
+classifications:
+  - {name: Conf, clearance: [{type: role, name: steward}]}
+objects:
+  - {name: c.s.ledger, kind: table, tags: [Conf], columns: [{name: id, type: bigint}, {name: amount, type: double}]}
+  - {name: c.s.plain, kind: table, columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {role: analyst}, object: "c.s.*", privileges: [SELECT]}
+)";
+  auto m = model_from_text(snapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const Securable ledger{Securable::Kind::Table, "default_catalog", "s", "ledger"};
+  SECTION("with row access policies") {
+    const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+    REQUIRE(plan.desired.row_policies.size() == 1);  // the gated table only; plain has none
+    const auto& p = plan.desired.row_policies.begin()->second;
+    CHECK(p.object == ledger);
+    REQUIRE(p.columns.size() == 1);
+    CHECK(p.columns[0].first == "id");
+    const std::string sql = sr::sql::create_row_policy(p);
+    CHECK(sql.find("WHEN current_user() IN ('''ana''@''%''') THEN TRUE") != std::string::npos);
+    CHECK(sql.find("o''brien") == std::string::npos);  // not cleared: the ELSE
+    CHECK(sql.find("ELSE FALSE END") != std::string::npos);
+    CHECK(plan.desired.row_attachments.at(ledger).size() == 1);
+    const auto e = on_objects(effective(plan.desired));
+    CHECK(e.at("ana").at(ledger) == std::set<std::string>{"SELECT"});
+    CHECK_FALSE((e.count("o'brien\\") && e.at("o'brien\\").count(ledger)));
+  }
+  SECTION("without them: no policy, the uncleared still hold no SELECT") {
+    const sr::Plan plan = plan_ok(ps);
+    CHECK(plan.desired.row_policies.empty());
+    const auto e = on_objects(effective(plan.desired));
+    CHECK_FALSE((e.count("o'brien\\") && e.at("o'brien\\").count(ledger)));
+  }
+}

@@ -100,7 +100,7 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
     auto cols = filter_columns(parsed.back());
     columns.insert(cols.begin(), cols.end());
   }
-  if (!any) return;
+  if (!any && op.object_gates.empty()) return;
   RowPolicy p{"", obj, {}, {}};
   if (columns.empty()) {  // the grammar needs one argument: the first column that can be typed
     for (const auto& c : op.columns) {
@@ -109,6 +109,9 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
         break;
       }
     }
+    // A gate alone, on an object with no column a policy can take: its uncleared already hold no
+    // SELECT; there is nothing to write the policy on.
+    if (columns.empty() && !any) return;
   }
   std::map<std::string, std::string> args;
   for (const auto& c : columns) {

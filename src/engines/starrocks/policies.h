@@ -25,8 +25,10 @@ struct Readers {
 std::set<std::string> add_mask_policies(const ObjectPolicy& op, const Securable& obj, const Readers& readers,
                                         const UserSets& users, TypeCache& types, Plan& plan);
 
-/// One row access policy per object whose readers have a row filter: each class's ANDed filter
-/// (TRUE for readers without one), FALSE for everyone else.
+/// One row access policy per object whose readers have a row filter, or that a gated tag gates
+/// whole (MODEL §3: one policy per tagged object): each class's ANDed filter (TRUE for readers
+/// without one), FALSE for everyone else, so a view the snapshot does not know reads no row of a
+/// gated object for a user who is not cleared.
 void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers& readers, const UserSets& users,
                     TypeCache& types, Plan& plan);
 
