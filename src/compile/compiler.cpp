@@ -329,7 +329,6 @@ class ProfileCompiler {
     });
   }
 
-  // The access of users who share grants and clearances on one object, and why it is less than granted.
   // Trino checks OWNERSHIP of a name for CREATE MATERIALIZED VIEW there: holding it on a listed
   // object is a way to create one (drop, then create) that restrict_materialized_views closes.
   bool owns_by_name(const PrivilegeSet& granted) const {
@@ -337,6 +336,7 @@ class ProfileCompiler {
            any_restricted_;
   }
 
+  // The access of users who share grants and clearances on one object, and why it is less than granted.
   template <typename Cleared>
   std::pair<Access, std::vector<std::string>> decide_class(const ObjectPolicy& op, PrivilegeSet privs,
                                                            const Cleared& is_cleared, bool creation_restricted) {
