@@ -215,7 +215,7 @@ class ProfileCompiler {
     }
     memo->object_digests.reserve(ps.objects.size());
     std::string restricted_key;  // read by objects where a covering grant gives OWNERSHIP
-    if (owns_by_name(PrivilegeSet(static_cast<std::uint8_t>(Privilege::Ownership)))) {
+    if (restricts_ownership()) {
       Digest d;
       d.add(ps.create_restricted.size());
       for (std::size_t u : ps.create_restricted) d.add(std::uint64_t(u));
@@ -331,9 +331,11 @@ class ProfileCompiler {
 
   // Trino checks OWNERSHIP of a name for CREATE MATERIALIZED VIEW there: holding it on a listed
   // object is a way to create one (drop, then create) that restrict_materialized_views closes.
+  bool restricts_ownership() const {
+    return p_.engine == Engine::Trino && p_.restrict_materialized_views && any_restricted_;
+  }
   bool owns_by_name(const PrivilegeSet& granted) const {
-    return p_.engine == Engine::Trino && p_.restrict_materialized_views && granted.has(Privilege::Ownership) &&
-           any_restricted_;
+    return restricts_ownership() && granted.has(Privilege::Ownership);
   }
 
   // The access of users who share grants and clearances on one object, and why it is less than granted.

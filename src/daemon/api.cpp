@@ -121,6 +121,22 @@ std::optional<OpaPath> opa_path(const std::string& path) {
   return out;
 }
 
+// A GET of what a profile serves: 304 when If-None-Match names it, else body(). The ETag is the
+// artifact's digest, or "deny-all" while nothing good is served (`served` null).
+template <typename Body>
+http::Response served_response(const http::Exchange& ex, const PublishedArtifact* served, Body body) {
+  const std::string etag = served ? "\"" + served->artifact.sha256 + "\"" : "\"deny-all\"";
+  const auto if_none_match = ex.request[http::bhttp::field::if_none_match];
+  http::Response res = etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)
+                           ? http::make_response(304, "")
+                           : body();
+  res.set(http::bhttp::field::etag, etag);
+  res.set(http::bhttp::field::cache_control, "no-cache");
+  res.set("X-Tagwarden-Ready", served ? "true" : "false");
+  if (served) res.set("X-Tagwarden-Version", std::to_string(served->version));
+  return res;
+}
+
 // GET /v1/profiles/<name>/trino-opa/decisions: which compile the decisions come from (version,
 // digest; an ETag for conditional polls), without asking one.
 const std::string kOpaServed = "decisions";
@@ -237,9 +253,9 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
     if (settings_.server.rules_require_token) return check("read");
     return std::nullopt;
   }
-  if (opa_path(path)) {
+  if (const auto opa = opa_path(path)) {
     // Decisions are the rules document asked one at a time: served and guarded as it is.
-    if (opa_path(path)->endpoint == kOpaServed) {
+    if (opa->endpoint == kOpaServed) {
       if (!get) return error_response(405, "use GET");
     } else if (!post) {
       return error_response(405, "use POST (Trino's OPA access control sends {\"input\": ...})");
@@ -283,26 +299,14 @@ http::Response Api::rules(const http::Exchange& ex, const std::string& profile) 
                                    "access-control.name=opa and opa.policy.uri=<this server>/v1/profiles/" +
                                    profile + "/trino-opa/allow (docs/trino-opa.md), or set access_control: file");
   auto published = daemon_.published(profile);
-  const bool ready = published != nullptr;
-  const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
   // The body is never copied: a 200 shares the published bytes (at L a rules document is
   // 1 GB, and a poll that copied it took a core and a gigabyte), a matching conditional GET
   // sends nothing.
-  http::Response res;
-  const auto if_none_match = ex.request[http::bhttp::field::if_none_match];
-  if (etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)) {
-    res = http::make_response(304, "");
-  } else if (ready) {
-    res = http::make_response(200, published->artifact.bytes);
-  } else {
+  return served_response(ex, published.get(), [&] {
     // Never a 404 or an empty document: Trino would fail every check, or allow everything.
-    res = http::make_response(200, trino::deny_all_rules().text);
-  }
-  res.set(http::bhttp::field::etag, etag);
-  res.set(http::bhttp::field::cache_control, "no-cache");
-  res.set("X-Tagwarden-Ready", ready ? "true" : "false");
-  if (published) res.set("X-Tagwarden-Version", std::to_string(published->version));
-  return res;
+    return published ? http::make_response(200, published->artifact.bytes)
+                     : http::make_response(200, trino::deny_all_rules().text);
+  });
 }
 
 http::Response Api::opa_served(const http::Exchange& ex, const std::string& profile) {
@@ -311,28 +315,18 @@ http::Response Api::opa_served(const http::Exchange& ex, const std::string& prof
   if (kind->engine != Engine::Trino)
     return error_response(404, "profile \"" + profile + "\" is not a Trino profile: it answers no Trino decisions");
   auto published = daemon_.published(profile);
-  const bool ready = published && published->opa;
-  const std::string etag = ready ? "\"" + published->artifact.sha256 + "\"" : "\"deny-all\"";
-  http::Response res;
-  const auto if_none_match = ex.request[http::bhttp::field::if_none_match];
-  if (etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), etag)) {
-    res = http::make_response(304, "");
-  } else {
-    json body = {{"profile", profile}, {"access_control", to_string(kind->access_control)}, {"ready", ready}};
-    if (ready) {
-      body["version"] = published->version;
-      body["sha256"] = published->artifact.sha256;
-      body["published_at"] = published->published_at;
+  const PublishedArtifact* answering = published && published->opa ? published.get() : nullptr;
+  return served_response(ex, answering, [&] {
+    json body = {{"profile", profile}, {"access_control", to_string(kind->access_control)}, {"ready", !!answering}};
+    if (answering) {
+      body["version"] = answering->version;
+      body["sha256"] = answering->artifact.sha256;
+      body["published_at"] = answering->published_at;
     } else {
       body["message"] = "no good compile is served: every decision is a refusal";
     }
-    res = json_response(200, body);
-  }
-  res.set(http::bhttp::field::etag, etag);
-  res.set(http::bhttp::field::cache_control, "no-cache");
-  res.set("X-Tagwarden-Ready", ready ? "true" : "false");
-  if (ready) res.set("X-Tagwarden-Version", std::to_string(published->version));
-  return res;
+    return json_response(200, body);
+  });
 }
 
 http::Response Api::opa_decision(const http::Exchange& ex, const std::string& profile, const std::string& name) {

@@ -19,6 +19,7 @@
 namespace tw {
 
 using daemon_helpers::elapsed_ms;
+using daemon_helpers::judged_at;
 
 namespace {
 
@@ -289,10 +290,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   if (outcome.source == "failed") outcome.source = "cached";  // the last valid snapshot, judged at a new now
 
   phase = std::chrono::steady_clock::now();
-  // Expiry is judged at the wall clock, or at the snapshot's generated_at when the source's clock
-  // is ahead (MODEL §1: generated_at is "now"): an assignment the source already sees expired
-  // never counts, whatever this host's clock says.
-  auto model = build_model(snapshot, std::max(now, snapshot->generated_at));
+  auto model = build_model(snapshot, judged_at(now, *snapshot));
   end_phase("model");
   // Profiles are built at once (pure, each into its own slot), then published one by one.
   struct Previous {

@@ -13,6 +13,7 @@
 namespace tw {
 
 using daemon_helpers::findings_json;
+using daemon_helpers::judged_at;
 
 namespace {
 // Status fields that are unset read as JSON null, not "".
@@ -151,8 +152,8 @@ std::pair<unsigned, nlohmann::json> Daemon::validate(std::string_view text) cons
     for (const auto& e : loaded.errors) errors.push_back(e.str());
     return {422, {{"valid", false}, {"errors", errors}}};
   }
-  const Timestamp judged_at = std::max(clock_.now(), loaded.snapshot->generated_at);  // as reconcile_once
-  auto model = build_model(std::make_shared<const Snapshot>(std::move(*loaded.snapshot)), judged_at);
+  const Timestamp at = judged_at(clock_.now(), *loaded.snapshot);
+  auto model = build_model(std::make_shared<const Snapshot>(std::move(*loaded.snapshot)), at);
   // What is served now, and the policy it was compiled from when this process compiled it.
   struct Baseline {
     std::shared_ptr<const PublishedArtifact> served;
