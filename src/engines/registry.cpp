@@ -93,9 +93,7 @@ namespace {
 
 bool same_decisions(const PreviousBuild& previous, const Profile& profile, const ProfileCompile& now) {
   return previous.profile && previous.memo && previous.artifact && now.memo && *previous.profile == profile &&
-         previous.memo->context == now.memo->context && previous.memo->grants == now.memo->grants &&
-         previous.memo->create_restricted == now.memo->create_restricted &&
-         previous.memo->object_digests == now.memo->object_digests;
+         previous.memo->decisions_key() == now.memo->decisions_key();
 }
 
 }  // namespace

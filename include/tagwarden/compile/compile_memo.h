@@ -27,6 +27,12 @@ struct CompileMemo {
   /// Rules for unlisted names: they read the context and who may not create, nothing else.
   std::vector<std::size_t> create_restricted;
   UnlistedRules unlisted;
+
+  /// A hash of every field above that the decisions read (context, grants, create_restricted,
+  /// object_digests): two memos of one profile with equal keys decide everything alike. The one
+  /// list of those fields, read by the artifact's reuse and by the OPA manifest's digest, so a
+  /// field added to the memo is added to both by adding it here.
+  std::string decisions_key() const;
 };
 
 }  // namespace tw

@@ -8,8 +8,8 @@ namespace tw::trino {
 
 namespace {
 
-// Every input of the decisions: what the previous build's artifact is reused on (registry.cpp's
-// same_decisions), so equal digests mean equal answers.
+// Every input of the decisions: the profile's settings and the memo's decisions key, which is
+// what the previous build's artifact is reused on (registry.cpp), so equal digests mean equal answers.
 std::string decisions_digest(const Profile& profile, const CompileMemo& memo) {
   Digest d;
   d.add("tagwarden opa decisions 1").add(profile.name);
@@ -20,11 +20,7 @@ std::string decisions_digest(const Profile& profile, const CompileMemo& memo) {
   d.add(profile.user_map.size());
   for (const auto& [from, to] : profile.user_map) d.add(from).add(to);
   d.add(std::uint64_t(profile.withhold_writes)).add(std::uint64_t(profile.restrict_materialized_views));
-  d.add(memo.context).add(memo.grants);
-  d.add(memo.create_restricted.size());
-  for (std::size_t u : memo.create_restricted) d.add(std::uint64_t(u));
-  d.add(memo.object_digests.size());
-  for (const auto& o : memo.object_digests) d.add(o);
+  d.add(memo.decisions_key());
   return d.finish();
 }
 
