@@ -81,8 +81,11 @@ void explain_starrocks(const PolicySet& ps, std::size_t user, const std::vector<
       pe.refusals.push_back(std::move(r));
       it = pe.refusals.end() - 1;
     }
-    if (std::find(it->withheld.begin(), it->withheld.end(), "SELECT") == it->withheld.end())
-      it->withheld.insert(it->withheld.begin(), "SELECT");
+    PrivilegeSet withheld = c->withheld;
+    for (const std::string& w : it->withheld) {
+      if (auto p = parse_privilege(w)) withheld.add(*p);
+    }
+    it->withheld = withheld.names();
     it->engine_note = c->reason + "; on StarRocks (profile masking: " + masking +
                       ", decided without a server; `tagwarden plan --dsn` probes the server)";
   }

@@ -478,3 +478,73 @@ grants:
     CHECK_FALSE((e.count("o'brien\\") && e.at("o'brien\\").count(ledger)));
   }
 }
+
+// StarRocks checks UPDATE and DELETE on the target table alone: their WHERE reads the table without
+// SELECT, and the affected-row count tells what it matched. A class coarsened to no SELECT loses
+// them too (INSERT reads nothing and stays); a `{"true": true}` filter needs no row access policy.
+TEST_CASE("starrocks policies: a coarsened class loses UPDATE and DELETE with SELECT; a TRUE filter coarsens nothing") {
+  auto m = model_from_text(R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users:
+  - {name: filtered, attributes: {r: EU}}
+  - {name: masked}
+  - {name: denied}
+  - {name: everything}
+  - {name: plain}
+roles: []
+objects:
+  - name: c.s.t
+    kind: table
+    columns:
+      - {name: region, type: varchar}
+      - {name: iban, type: varchar}
+grants:
+  - {principal: {user: filtered}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+  - {principal: {user: masked}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+  - {principal: {user: denied}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+  - {principal: {user: everything}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+  - {principal: {user: plain}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+policies:
+  - {name: eu, type: row_filter, scope: {object: c.s.t}, applies_to: {users: [filtered]},
+     condition: {column: region, op: eq, value: {"$user": "attributes.r"}}}
+  - {name: all_rows, type: row_filter, scope: {object: c.s.t}, applies_to: {users: [everything]},
+     condition: {"true": true}}
+  - {name: part, type: column_mask, mask: partial, visible_chars: 4, scope: {column: c.s.t.iban},
+     applies_to: {users: [masked]}}
+  - {name: no_iban, type: deny, scope: {column: c.s.t.iban}, applies_to: {users: [denied]}}
+)");
+  const auto ps = compile_ok(*m, sr_profile());
+  const Securable t{Securable::Kind::Table, "default_catalog", "s", "t"};
+  const sr::Plan none = plan_ok(ps);  // no masking, no row access policies
+  const auto e = on_objects(effective(none.desired));
+  auto held = [&](const std::string& u) {
+    return e.count(u) && e.at(u).count(t) ? e.at(u).at(t) : std::set<std::string>{};
+  };
+  CHECK(held("plain") == std::set<std::string>{"SELECT", "INSERT", "UPDATE", "DELETE"});
+  // The filter keeps every row: nothing to enforce. DELETE stays (no row is beyond TRUNCATE's reach).
+  CHECK(held("everything") == std::set<std::string>{"SELECT", "INSERT", "UPDATE", "DELETE"});
+  CHECK(held("masked") == std::set<std::string>{"INSERT"});
+  CHECK(held("denied") == std::set<std::string>{"INSERT"});
+  CHECK(held("filtered") == std::set<std::string>{"INSERT"});  // DELETE already went with the filter
+  const auto* h = none.holding("masked", t);
+  REQUIRE(h);
+  CHECK(h->withheld.find("UPDATE and DELETE withheld with it") != std::string::npos);
+
+  SECTION("where the server has both kinds of policy, nobody coarsens and the writes stay") {
+    const sr::Plan full = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+    const auto f = on_objects(effective(full.desired));
+    CHECK(f.at("masked").at(t) == std::set<std::string>{"SELECT", "INSERT", "UPDATE", "DELETE"});
+    CHECK(f.at("filtered").at(t) == std::set<std::string>{"SELECT", "INSERT", "UPDATE"});
+  }
+  SECTION("explain names every privilege the coarsening withholds") {
+    const auto x = tw::explain_user(*m, {ps}, "masked", {}, {sr_profile("auto")});
+    REQUIRE(x.profiles.size() == 1);
+    const auto& refusals = x.profiles[0].refusals;
+    auto r = std::find_if(refusals.begin(), refusals.end(),
+                          [](const tw::Refusal& y) { return y.object == "default_catalog.s.t"; });
+    REQUIRE(r != refusals.end());
+    CHECK(r->withheld == std::vector<std::string>{"SELECT", "UPDATE", "DELETE"});
+    const auto all = tw::explain_user(*m, {ps}, "everything", {}, {sr_profile("auto")});
+    for (const auto& y : all.profiles[0].refusals) CHECK(y.object != "default_catalog.s.t");
+  }
+}

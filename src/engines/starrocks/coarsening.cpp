@@ -26,6 +26,21 @@ bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filt
   return sql::filter_expression(cond, args).has_value();
 }
 
+// `{"true": true}` reads every row (seed 004: "how you give a reader every row"), alone or ANDed
+// with others like it: no row access policy is needed to enforce it.
+bool keeps_every_row(const nlohmann::json& cond) {
+  if (cond == nlohmann::json{{"true", true}}) return true;
+  if (!cond.is_object() || cond.size() != 1 || !cond.contains("and") || !cond["and"].is_array()) return false;
+  return std::all_of(cond["and"].begin(), cond["and"].end(),
+                     [](const nlohmann::json& c) { return keeps_every_row(c); });
+}
+
+bool needs_row_policy(const std::string& canonical_filter) {
+  if (canonical_filter.empty()) return false;
+  const auto cond = nlohmann::json::parse(canonical_filter, nullptr, false);
+  return cond.is_discarded() || !keeps_every_row(cond);
+}
+
 }  // namespace
 
 Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types) {
@@ -47,7 +62,7 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
       policy_columns.push_back(m.column);
     }
   }
-  const bool filter = !a.row_filter.empty();
+  const bool filter = needs_row_policy(a.row_filter);
   const bool filter_ok = !filter || (caps.row_access_policies && renderable_filter(op, a.row_filter));
   if (unmaskable.empty() && filter_ok) return out;
   for (auto* v : {&unmaskable, &gate_columns, &policy_columns}) {
@@ -71,14 +86,31 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
                        : "its row filter cannot be enforced on this server (no row access policies)");
   }
   out.reason = "SELECT withheld on the whole object: " + join_words(what) + " (coarsened, never dropped)";
+  for (Privilege w : {Privilege::Update, Privilege::Delete}) {
+    if (a.privileges.has(w)) out.writes_withheld.add(w);
+  }
+  if (!out.writes_withheld.empty()) {
+    out.reason += "; " + join_words(out.writes_withheld.names()) +
+                  " withheld with it: StarRocks checks no SELECT for their WHERE, which would read what is withheld";
+  }
   return out;
+}
+
+PrivilegeSet kept_privileges(const AccessClass& cls, const Coarsening& c) {
+  PrivilegeSet p = cls.access.privileges;
+  if (c.reason.empty()) return p;
+  p.remove(Privilege::Select);
+  p.remove(c.writes_withheld);
+  return p;
 }
 
 std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps) {
   TypeCache types;
   Coarsening c = coarsening(op, cls, caps, types);
   if (c.reason.empty()) return std::nullopt;
-  return CoarsenedRead{std::move(c.reason), std::move(c.columns)};
+  PrivilegeSet withheld = cls.access.privileges;
+  withheld.remove(kept_privileges(cls, c));
+  return CoarsenedRead{std::move(c.reason), std::move(c.columns), withheld};
 }
 
 }  // namespace tw::starrocks

@@ -22,7 +22,13 @@ struct Coarsening {
   std::vector<std::string> policy_columns;  // of those, the ones an access policy masks or denies
   bool policies = false;                    // access-policy masks, denied columns or row filter
   bool gates = false;                       // clearance-gated columns
+  /// UPDATE and DELETE go with SELECT: StarRocks checks only them on the target table, so their
+  /// WHERE would read what the coarsening withholds (and the affected-row count would tell).
+  PrivilegeSet writes_withheld;
 };
+
+/// What a class keeps on this server: its access, less SELECT, UPDATE and DELETE when it coarsens.
+PrivilegeSet kept_privileges(const AccessClass& cls, const Coarsening& c);
 
 /// Whether `cls` of `op` coarsens on a server with `caps`, and why.
 Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types);

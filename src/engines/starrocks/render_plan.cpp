@@ -94,13 +94,12 @@ class Renderer {
     auto& holdings = plan_.access[obj];
     holdings.reserve(op.classes.size());
     for (const auto& cls : op.classes) {
-      PrivilegeSet p = cls.access.privileges;
       const Coarsening c = coarsening(op, cls, caps, types_);
+      const PrivilegeSet p = kept_privileges(cls, c);
       std::string withheld;
       if (c.reason.empty()) {
         withheld = join_words(cls.reasons);
       } else {
-        p.remove(Privilege::Select);
         std::vector<std::string> reasons = cls.reasons;
         reasons.push_back(c.reason);
         withheld = join_words(reasons);

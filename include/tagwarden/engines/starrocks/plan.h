@@ -166,6 +166,7 @@ PlanRender render_plan(const PolicySet& ps, const PlanOptions& options = {}, Ren
 struct CoarsenedRead {
   std::string reason;
   std::vector<std::string> columns;
+  PrivilegeSet withheld;  ///< SELECT, with UPDATE and DELETE where the class held them
 };
 std::optional<CoarsenedRead> coarsened_read(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps);
 
