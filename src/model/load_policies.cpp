@@ -44,6 +44,31 @@ std::optional<std::pair<std::string_view, std::string_view>> split_column_scope(
 
 namespace {
 
+// The keys a condition node may have (MODEL §4). A key outside them, or a junction or constant
+// with another key beside it, is a malformed entry and refuses the snapshot (§1: unknown keys
+// inside an entry are an error). What a well-formed node cannot mean for a reader (an unknown
+// operator or column, a value of the wrong type or a value mapping other than {"$user": ...}, a
+// missing attribute) is decided per reader at compile time: no rows (§4).
+void check_condition(const JsonValue& node, const std::string& path, std::vector<ValidationError>& errors) {
+  if (!node.is_object()) return;
+  static constexpr std::string_view kKeys[] = {"column", "op", "value", "values", "and", "or", "true", "false"};
+  static constexpr std::string_view kAlone[] = {"and", "or", "true", "false"};
+  const std::string expected = "column, op, value, values; or one of and, or, true, false alone";
+  for (const JsonValue::Member& m : node.sorted_members()) {
+    if (std::find(std::begin(kKeys), std::end(kKeys), m.key) == std::end(kKeys)) {
+      errors.push_back({key_path(path, m.key), "unknown key " + quote(m.key) + " (expected " + expected + ")"});
+    } else if (std::find(std::begin(kAlone), std::end(kAlone), m.key) != std::end(kAlone) && node.size() != 1) {
+      errors.push_back({key_path(path, m.key), quote(m.key) + " takes no other key beside it in one condition"});
+    }
+  }
+  for (const char* junction : {"and", "or"}) {
+    const std::optional<JsonValue> parts = node.find(junction);
+    if (!parts || !parts->is_array()) continue;
+    for (const auto [i, item] : parts->indexed())
+      check_condition(item, index_path(key_path(path, junction), i), errors);
+  }
+}
+
 PrincipalSet read_principals(EntryReader& e, const std::string& key, const PolicyReferences& refs) {
   PrincipalSet out;
   const std::optional<JsonValue> m = e.mapping(key, false);
@@ -125,7 +150,10 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
       if (e.has("visible_chars")) e.error(e.path("visible_chars"), "only partial masks have visible_chars");
     }
     if (p.type == PolicyType::RowFilter && type == "row_filter") {
-      if (const std::optional<JsonValue> c = e.mapping("condition", true)) p.condition = c->to_nlohmann();
+      if (const std::optional<JsonValue> c = e.mapping("condition", true)) {
+        check_condition(*c, e.path("condition"), errors);
+        p.condition = c->to_nlohmann();
+      }
     } else if (e.has("condition")) {
       e.error(e.path("condition"), "only row_filter policies have a condition");
     }

@@ -57,6 +57,19 @@ TEST_CASE("an invalid policy refuses the snapshot with the path of the offending
       {"{name: p, type: row_filter, scope: {object: c.s.t}}", "policies[1].condition: is required (a mapping)"},
       {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: [{\"true\": true}]}",
        "policies[1].condition: must be a mapping, found a list"},
+      // unknown keys inside a condition, at any depth, and junctions or constants with company
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {column: a, op: gt, value: 5, x: 1}}",
+       R"(policies[1].condition.x: unknown key "x" (expected column, op, value, values; or one of and, or, true, false alone))"},
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {column: a, op: eq, vaule: 7}}",
+       R"(policies[1].condition.vaule: unknown key "vaule" (expected column, op, value, values; or one of and, or, true, false alone))"},
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {and: [{\"true\": true}, {column: a, op: "
+       "is_null, nope: 1}]}}",
+       R"(policies[1].condition.and[1].nope: unknown key "nope" (expected column, op, value, values; or one of and, or, true, false alone))"},
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {and: [{\"true\": true}, {\"true\": true}], "
+       "column: a}}",
+       R"(policies[1].condition.and: "and" takes no other key beside it in one condition)"},
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {\"true\": true, op: eq}}",
+       R"(policies[1].condition.true: "true" takes no other key beside it in one condition)"},
       // scopes: exactly one kind, every name resolves, a row filter reaches objects only
       {"{name: p, type: deny, scope: {tag: PII, object: c.s.t}}",
        "policies[1].scope: give exactly one of object, column, tag, domain or level_at_least"},
