@@ -13,8 +13,11 @@ ApiAuth::ApiAuth(const std::vector<ApiToken>& tokens) {
 }
 
 AuthResult ApiAuth::check(std::string_view authorization, std::string_view scope, std::string* token_name) const {
-  constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.size() <= kBearer.size() || authorization.substr(0, kBearer.size()) != kBearer) {
+  // The scheme is case-insensitive (RFC 7235 §2.1): "bearer" is Bearer too. The token is not.
+  constexpr std::string_view kBearer = "bearer ";
+  if (authorization.size() <= kBearer.size() ||
+      !std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),
+                  [](char want, char got) { return want == (got >= 'A' && got <= 'Z' ? got - 'A' + 'a' : got); })) {
     return AuthResult::Unauthenticated;
   }
   const std::string digest = sha256_hex(authorization.substr(kBearer.size()));

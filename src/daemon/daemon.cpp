@@ -165,19 +165,26 @@ void Daemon::run() {
           pending_reasons_.push_back("periodic");
           break;
         }
+        // A test clock is polled; the real one sleeps until the next expiry, at most 1 s (the file
+        // watch), so the recompile starts in the second an assignment expires, not up to 1 s later.
+        auto wait = std::chrono::milliseconds(clock_.is_test_clock() ? 50 : 1000);
         {
           std::lock_guard lock(mu_);
           if (next_expiry_ && now >= *next_expiry_) {
             pending_reasons_.push_back("role_expiry " + format_timestamp(*next_expiry_));
             break;
           }
+          if (next_expiry_ && !clock_.is_test_clock()) {
+            const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next_expiry_->seconds)) -
+                               std::chrono::system_clock::now();
+            wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(until), std::chrono::milliseconds(1), wait);
+          }
         }
         if (source()->maybe_changed()) {
           pending_reasons_.push_back("source_changed");
           break;
         }
-        // A test clock is polled; the real one sleeps until the next deadline (at most 1 s, for the file watch).
-        queue_cv_.wait_for(lk, std::chrono::milliseconds(clock_.is_test_clock() ? 50 : 1000));
+        queue_cv_.wait_for(lk, wait);
       }
       due_ = false;
       reasons.swap(pending_reasons_);

@@ -157,6 +157,11 @@ std::string one_line(std::string_view text) {
     } else if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
       escape(static_cast<unsigned char>(text[++i]));  // U+0080-U+009F, encoded as C2 80-9F
+    } else if (c == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) == 0xA8 || static_cast<unsigned char>(text[i + 2]) == 0xA9)) {
+      // U+2028 and U+2029, E2 80 A8-A9: line and paragraph separators that log viewers break lines at
+      escape(0x2000u + static_cast<unsigned char>(text[i + 2]) - 0xA8u + 0x28u);
+      i += 2;
     } else {
       out += text[i];
     }

@@ -490,6 +490,15 @@ def auth_scopes(c: Ctx):
             r = d.req(method, path, body, token=secret)
             if r.status != want:
                 problems.append(f"{method} {path} token {name} {scopes}: {r.status} (want {want}) {r.body[:120]!r}")
+    # the scheme is case-insensitive (RFC 7235 section 2.1); the token is not
+    admin_secret = next(secret for _, secret, scopes in TOKENS.values() if "admin" in scopes)
+    for scheme in ("bearer", "BEARER"):
+        r = d.req("GET", "/v1/status", None, {"Authorization": f"{scheme} {admin_secret}"})
+        if r.status != 200:
+            problems.append(f"scheme {scheme!r}: {r.status} (want 200)")
+    r = d.req("GET", "/v1/status", None, {"Authorization": f"Bearer {admin_secret.swapcase()}"})
+    if r.status != 401:
+        problems.append(f"token in another case: {r.status} (want 401)")
     # no token needed for health and (by default) rules
     for p in ("/healthz", "/readyz", RULES_PATH):
         r = d.get(p)

@@ -253,7 +253,7 @@ TEST_CASE("JSON and YAML give the same Snapshot for the same content", "[load][j
       {"name": "by_region", "type": "row_filter", "scope": {"object": "c.s.t"},
        "condition": {"column": "region", "op": "eq", "value": {"$user": "attributes.region"}}, "exempt": {"roles": ["r2"]}},
       {"name": "small", "type": "row_filter", "scope": {"object": "c.s.t"},
-       "condition": {"any": [{"column": "amount", "op": "lt", "value": 1000.5}, {"column": "id", "op": "in", "value": [1, -2, 3]}]}},
+       "condition": {"or": [{"column": "amount", "op": "lt", "value": 1000.5}, {"column": "id", "op": "in", "value": [1, -2, 3]}]}},
       {"name": "mask", "type": "column_mask", "mask": "partial", "visible_chars": 4, "scope": {"tag": "PII"}, "applies_to": {"users": ["bob"]}},
       {"name": "no_v", "type": "deny", "enabled": false, "scope": {"object": "c.s.v"}}]
 })json";
@@ -295,7 +295,7 @@ column:
   - name: small
     type: row_filter
     scope: {object: c.s.t}
-    condition: {any: [{column: amount, op: lt, value: 1000.5}, {column: id, op: in, value: [1, -2, 3]}]}
+    condition: {or: [{column: amount, op: lt, value: 1000.5}, {column: id, op: in, value: [1, -2, 3]}]}
   - {name: mask, type: column_mask, mask: partial, visible_chars: 4, scope: {tag: PII}, applies_to: {users: [bob]}}
   - {name: no_v, type: deny, enabled: false, scope: {object: c.s.v}}
 )yaml";
@@ -317,7 +317,7 @@ column:
   CHECK(typed(a->users[0].attributes) == R"({level:u3,neg:i-2,ratio:f0.5,region:"EU",tags:["a",u1,true,],})");
   for (std::size_t i = 0; i < 4; ++i) CHECK(typed(a->policies[i].condition) == typed(b->policies[i].condition));
   CHECK(a->policies[1].condition.dump() ==
-        R"({"any":[{"column":"amount","op":"lt","value":1000.5},{"column":"id","op":"in","value":[1,-2,3]}]})");
+        R"({"or":[{"column":"amount","op":"lt","value":1000.5},{"column":"id","op":"in","value":[1,-2,3]}]})");
   CHECK(a->policies[2].visible_chars == 4);
   CHECK_FALSE(a->policies[3].enabled);
   CHECK(a->objects[2].depends_on == Names{"c.s.v"});

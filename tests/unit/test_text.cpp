@@ -22,9 +22,10 @@ TEST_CASE("one_line keeps a snapshot's key from forging the next error line", "[
   // An unknown key "x\nerror: fake" was printed as two "error:" lines.
   using tw::one_line;
   CHECK(one_line("x: unknown key \"x\nerror: fake\"") == "x: unknown key \"x\\u000Aerror: fake\"");
+  CHECK(one_line("role \"r\u2028x\u2029y\" \u2027\u202A") == "role \"r\\u2028x\\u2029y\" \u2027\u202A");
   CHECK(one_line(std::string("a\0b\r\x1b[2J\x7f", 9)) == "a\\u0000b\\u000D\\u001B[2J\\u007F");
   CHECK(one_line("c\xC2\x85"
                  "d") == "c\\u0085d");                                                          // C1 NEL
-  CHECK(one_line("caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA8") == "caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA8");  // text stays
+  CHECK(one_line("caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA7") == "caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA7");  // text stays
   CHECK(one_line("tab\tend") == "tab\\u0009end");
 }

@@ -20,7 +20,7 @@ std::string snapshot(const std::string& condition) {
   return R"(version: 1
 generated_at: "2026-11-30T12:00:00Z"
 users:
-  - {name: u, attributes: {regions: [EU, "O'Brien"], region: EU}}
+  - {name: u, attributes: {regions: [EU, "O'Brien"], region: EU, unset: null, also_unset: ~}}
 roles: [analyst, auditor]
 role_assignments:
   - {role: analyst, user: u}
@@ -71,4 +71,16 @@ TEST_CASE("values bound to a single value, or a mapping that is not $user, is st
   const Filtered other = filter_for("{column: region, op: in, values: {$identity: groups}}");
   CHECK(other.unsatisfiable);
   CHECK(other.trino == "1 = 0");
+}
+
+TEST_CASE("an attribute whose value is null is the attribute left out: no rows, the snapshot still loads",
+          "[policies][user-lists]") {
+  // An identity provider sends an unset claim as null; it used to refuse the whole snapshot.
+  for (const char* key : {"unset", "also_unset"}) {
+    const Filtered f = filter_for(std::string("{column: region, op: eq, value: {$user: attributes.") + key + "}}");
+    CHECK(f.unsatisfiable);
+    CHECK(f.trino == "1 = 0");
+    CHECK(f.reason.find(std::string("no attribute ") + key) != std::string::npos);
+  }
+  require_filter(filter_for("{column: region, op: eq, value: {$user: attributes.region}}"), "\"region\" = 'EU'");
 }
