@@ -60,6 +60,8 @@ TEST_CASE("an invalid policy refuses the snapshot with the path of the offending
       // unknown keys inside a condition, at any depth, and junctions or constants with company
       {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {column: a, op: gt, value: 5, x: 1}}",
        R"(policies[1].condition.x: unknown key "x" (expected column, op, value, values; or one of and, or, true, false alone))"},
+      {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {not: {column: a, op: eq, value: 7}}}",
+       R"(policies[1].condition.not: unknown key "not" (expected column, op, value, values; or one of and, or, true, false alone))"},
       {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {column: a, op: eq, vaule: 7}}",
        R"(policies[1].condition.vaule: unknown key "vaule" (expected column, op, value, values; or one of and, or, true, false alone))"},
       {"{name: p, type: row_filter, scope: {object: c.s.t}, condition: {and: [{\"true\": true}, {column: a, op: "
