@@ -400,7 +400,8 @@ std::string to_text(const Explanation& e) {
         out << "  refused " << r.object << (r.whole_object ? "" : " in part") << " on Trino: " << r.reason << "\n";
         continue;
       }
-      out << "  refused " << (r.whole_object ? r.object : r.object + " columns " + join_words(r.columns));
+      out << "  refused "
+          << (r.whole_object || r.columns.empty() ? r.object : r.object + " columns " + join_words(r.columns));
       if (!r.tags.empty()) out << " (" << join_words(r.tags) << ")";
       if (!r.has_grant) out << " [no grant either]";
       if (!r.withheld.empty()) out << " withheld: " << join_words(r.withheld);

@@ -55,7 +55,8 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
   }
   for (const auto& [policy, users] : unsatisfiable) {
     out.push_back({Severity::Warning, "row_filter_unsatisfiable",
-                   "row filter " + policy + " cannot be satisfied for " + std::to_string(users.size()) +
+                   "row filter " + policy + " cannot be satisfied on profile " + profile.name + " for " +
+                       std::to_string(users.size()) +
                        " users (a missing attribute, a wrong type, an unknown column or operator): they "
                        "see no rows; run explain for the reason",
                    profile.name, std::vector<std::string>(users.begin(), users.end())});

@@ -136,7 +136,8 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
       auto visible = e.integer("visible_chars");
       if (p.mask == MaskKind::Partial) {
         if (!visible) {
-          e.error(e.path("visible_chars"), "is required for a partial mask (1-8)");
+          // A value of the wrong type was already reported by integer(): one error per mistake.
+          if (!e.has("visible_chars")) e.error(e.path("visible_chars"), "is required for a partial mask (1-8)");
         } else if (*visible < 1 || *visible > 8) {
           e.error(e.path("visible_chars"), "must be between 1 and 8");
         } else {
