@@ -1057,6 +1057,35 @@ def expiry_triggers_recompile_with_test_clock(c: Ctx):
     check(not has_rule(doc, "farid.haddad", "invoices", "SELECT"), "farid.haddad (not a holder here) selects invoices")
 
 
+@test
+def expiry_recompile_starts_in_the_expiry_second_on_the_real_clock(c: Ctx):
+    # MODEL §2: no engine keeps an expired assignment past it. The loop used to notice an expiry on
+    # its 1 s poll, so access outlived the assignment by up to a second plus the compile; it now
+    # sleeps until the expiry. Two expiries, so a poll that happened to land early cannot pass both.
+    T1 = int(time.time()) + 3
+    T2 = T1 + 2
+    snap = expiry_snapshot(rfc3339(T1)).replace(
+        "role_assignments:\n",
+        f'role_assignments:\n  - {{role: data_steward, user: jo.kim, expires_at: "{rfc3339(T2)}"}}\n', 1)
+    d = c.daemon(snapshot=snap).start()
+    d.wait_ready()
+    check(has_rule(d.rules().json(), "jo.kim", "invoices", "SELECT"), "before T2, jo.kim selects invoices")
+    deadline = time.time() + 8
+    while time.time() < deadline and time.time() < T2 + 1.5:
+        time.sleep(0.1)
+    published = [e for e in d.events() if e.get("event") == "published"]
+    lags = []
+    for T in (T1, T2):
+        after = [datetime.strptime(e["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp() - T
+                 for e in published]
+        after = [x for x in after if x >= 0]
+        check(after, f"nothing published after the expiry at {rfc3339(T)}:\n{d.log_tail(8)}")
+        lags.append(min(after))
+    c.note("published " + ", ".join(f"{x * 1000:.0f} ms" for x in lags) + " after each expiry")
+    check(all(x < 0.3 for x in lags), f"published {lags} s after the expiries (want < 0.3 s each)")
+    check(not has_rule(d.rules().json(), "jo.kim", "invoices", "SELECT"), "after T2, jo.kim still selects invoices")
+
+
 def with_rules_file(d: Daemon, path: Path) -> None:
     """Gives trino_main a rules_file (before start, or before a SIGHUP)."""
     cfg = d.config_text()
