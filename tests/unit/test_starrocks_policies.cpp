@@ -548,3 +548,41 @@ policies:
     for (const auto& y : all.profiles[0].refusals) CHECK(y.object != "default_catalog.s.t");
   }
 }
+
+// withhold_writes: false keeps the writes of the uncleared (seed 003), but on StarRocks UPDATE and
+// DELETE read through their WHERE without SELECT: they go with a SELECT a gate withholds, as with a
+// coarsened one. INSERT reads nothing and stays.
+TEST_CASE("starrocks: with withhold_writes: false an uncleared writer of a table gated whole keeps INSERT only") {
+  auto m = model_from_text(R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: cleared}, {name: uncleared}]
+roles: [steward]
+role_assignments: [{role: steward, user: cleared}]
+classifications: [{name: Secret, clearance: [{type: role, name: steward}]}]
+objects:
+  - {name: c.s.t, kind: table, tags: [Secret], columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {user: cleared}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+  - {principal: {user: uncleared}, object: c.s.t, privileges: [SELECT, INSERT, UPDATE, DELETE]}
+)");
+  tw::Profile p = sr_profile();
+  p.withhold_writes = false;
+  const auto ps = compile_ok(*m, p);
+  const Securable t{Securable::Kind::Table, "default_catalog", "s", "t"};
+  for (const bool policies : {false, true}) {
+    INFO("masking and row access policies: " << policies);
+    const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {policies, policies}});
+    const auto e = on_objects(effective(plan.desired));
+    CHECK(e.at("cleared").at(t) == std::set<std::string>{"SELECT", "INSERT", "UPDATE", "DELETE"});
+    CHECK(e.at("uncleared").at(t) == std::set<std::string>{"INSERT"});
+    const auto* h = plan.holding("uncleared", t);
+    REQUIRE(h);
+    CHECK(h->withheld.find("StarRocks checks no SELECT for their WHERE") != std::string::npos);
+  }
+  const auto x = tw::explain_user(*m, {ps}, "uncleared", {}, {p});
+  const auto& refusals = x.profiles.at(0).refusals;
+  auto r = std::find_if(refusals.begin(), refusals.end(),
+                        [](const tw::Refusal& y) { return y.object == "default_catalog.s.t"; });
+  REQUIRE(r != refusals.end());
+  CHECK(r->withheld == std::vector<std::string>{"SELECT", "UPDATE", "DELETE"});
+}

@@ -241,6 +241,12 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       }
     }
   }
+  // Holders tagwarden does not own would pass the role's grants on to whoever holds them: the first
+  // thing tightened, wanted role or not.
+  for (const auto& [name, role] : have.roles) {
+    for (const auto& holder : role.foreign_holders)
+      tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_role(d, name, holder)});
+  }
   std::vector<Statement> drop_roles;
   for (const auto& [name, role] : have.roles) {
     if (want.roles.count(name)) continue;

@@ -43,6 +43,36 @@ std::set<std::string> privilege_set(std::string_view list) {
   return out;
 }
 
+// mysql.tables_priv spells two privileges otherwise than GRANT and REVOKE do (MariaDB): revoked
+// under those names the statement is a syntax error, and every apply would stop before widening.
+std::set<std::string> mysql_table_privileges(std::string_view list) {
+  std::set<std::string> out;
+  for (std::string p : privilege_set(list)) {
+    if (p == "GRANT") p = "GRANT OPTION";
+    if (p == "DELETE VERSIONING ROWS") p = "DELETE HISTORY";
+    out.insert(std::move(p));
+  }
+  return out;
+}
+
+// The privilege a `*_priv` column of mysql.db or mysql.user holds, as GRANT and REVOKE name it:
+// Show_view_priv is SHOW VIEW; the exceptions are listed.
+std::string mysql_privilege_of_column(std::string_view column) {
+  static const std::map<std::string_view, std::string_view> kNamed = {
+      {"Grant_priv", "GRANT OPTION"},
+      {"Create_tmp_table_priv", "CREATE TEMPORARY TABLES"},
+      {"Delete_history_priv", "DELETE HISTORY"},
+      {"Repl_slave_priv", "REPLICATION SLAVE"},
+      {"Repl_client_priv", "BINLOG MONITOR"},
+      {"Show_db_priv", "SHOW DATABASES"},
+      {"Create_user_priv", "CREATE USER"},
+      {"Create_tablespace_priv", "CREATE TABLESPACE"}};
+  if (auto it = kNamed.find(column); it != kNamed.end()) return std::string(it->second);
+  std::string out(column.substr(0, column.size() - 5));  // without _priv
+  std::replace(out.begin(), out.end(), '_', ' ');
+  return upper(out);
+}
+
 // A MySQL database-level grant's Db column: \x is a literal x.
 std::string mysql_unescape(std::string_view s) {
   std::string out;
@@ -85,6 +115,10 @@ class OwnedSink {
   /// `role` inherits `inherited`, both owned.
   void inherit(const std::string& role, const std::string& inherited) {
     out_.state.owned.roles[role].roles.insert(inherited);
+  }
+  /// The owned `role` was granted to `holder`, a role tagwarden does not own.
+  void foreign_holder(const std::string& role, const std::string& holder) {
+    out_.state.owned.roles[role].foreign_holders.insert(holder);
   }
   void grant(const std::string& role, const Securable& on, const std::set<std::string>& privs) {
     auto& g = out_.state.owned.roles[role].grants[on];
@@ -227,6 +261,7 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
     if (cell(r, 1).empty() && roles.count(cell(r, 0))) {  // a role granted to a role
       graph.role_roles[cell(r, 0)].insert(cell(r, 2));
       if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.inherit(cell(r, 0), cell(r, 2));
+      if (!sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.foreign_holder(cell(r, 2), cell(r, 0));
       continue;
     }
     if (std::make_pair(cell(r, 0), cell(r, 1)) == me || cell(r, 1) != kUserHost) continue;
@@ -247,44 +282,55 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
   };
   const std::string catalog(kInternalCatalog);
   for (const auto& r : c.query("SELECT User, Host, Db, Table_name, Table_priv FROM mysql.tables_priv").rows) {
-    HeldGrant g{{Securable::Kind::Table, catalog, cell(r, 2), cell(r, 3)}, false, privilege_set(cell(r, 4)), ""};
+    HeldGrant g{
+        {Securable::Kind::Table, catalog, cell(r, 2), cell(r, 3)}, false, mysql_table_privileges(cell(r, 4)), ""};
     if (g.privileges.empty()) continue;
     g.grant = "GRANT " + privilege_list(g.privileges) + " ON " + sql::ident(g.on.database) + "." +
               sql::ident(g.on.name) + " TO {grantee}";
     hold(cell(r, 0), cell(r, 1), std::move(g));
   }
-  static const std::vector<std::pair<std::string, std::string>> kDbColumns = {
-      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"},          {"Update_priv", "UPDATE"},
-      {"Delete_priv", "DELETE"}, {"Create_priv", "CREATE"},          {"Drop_priv", "DROP"},
-      {"Alter_priv", "ALTER"},   {"Create_view_priv", "CREATE VIEW"}};
-  std::string columns;
-  for (const auto& [col, name] : kDbColumns) columns += ", " + col;
-  for (const auto& r : c.query("SELECT User, Host, Db" + columns + " FROM mysql.db").rows) {
-    HeldGrant g;
-    for (std::size_t i = 0; i < kDbColumns.size(); ++i) {
-      if (cell(r, 3 + i) == "Y") g.privileges.insert(kDbColumns[i].second);
+  // Every privilege column (`*_priv` = 'Y'), read by name so that one a server version lacks or
+  // adds is no error: a privilege of an owned role that is not read is never revoked.
+  auto privileges_of = [](const Rows& rows, const Row& r) {
+    std::set<std::string> out;
+    for (std::size_t i = 0; i < rows.columns.size() && i < r.size(); ++i) {
+      const std::string& col = rows.columns[i];
+      if (col.size() > 5 && col.compare(col.size() - 5, 5, "_priv") == 0 && cell(r, i) == "Y") {
+        out.insert(mysql_privilege_of_column(col));
+      }
     }
+    return out;
+  };
+  auto column_of = [](const Rows& rows, std::string_view name) {
+    for (std::size_t i = 0; i < rows.columns.size(); ++i) {
+      if (rows.columns[i] == name) return i;
+    }
+    throw std::runtime_error("the server's mysql tables have no column " + std::string(name));
+  };
+  const Rows db_rows = c.query("SELECT * FROM mysql.db");
+  const bool any_db = !db_rows.rows.empty();
+  const std::size_t db_user = any_db ? column_of(db_rows, "User") : 0,
+                    db_host = any_db ? column_of(db_rows, "Host") : 0, db_db = any_db ? column_of(db_rows, "Db") : 0;
+  for (const auto& r : db_rows.rows) {
+    HeldGrant g;
+    g.privileges = privileges_of(db_rows, r);
     if (g.privileges.empty()) continue;
-    const std::string raw = cell(r, 2);
-    const bool owned_role = cell(r, 1).empty() && sink.owned(cell(r, 0));
+    const std::string raw = cell(r, db_db);
+    const bool owned_role = cell(r, db_host).empty() && sink.owned(cell(r, db_user));
     g.on = {Securable::Kind::Database, catalog, owned_role ? mysql_unescape(raw) : raw, ""};
     g.pattern = !owned_role;
     g.grant = "GRANT " + privilege_list(g.privileges) + " ON " + sql::ident(raw) + ".* TO {grantee}";
-    hold(cell(r, 0), cell(r, 1), std::move(g));
+    hold(cell(r, db_user), cell(r, db_host), std::move(g));
   }
-  static const std::vector<std::pair<std::string, std::string>> kGlobalColumns = {
-      {"Select_priv", "SELECT"}, {"Insert_priv", "INSERT"}, {"Update_priv", "UPDATE"},
-      {"Delete_priv", "DELETE"}, {"Drop_priv", "DROP"},     {"Alter_priv", "ALTER"}};
-  columns.clear();
-  for (const auto& [col, name] : kGlobalColumns) columns += ", " + col;
-  for (const auto& r : c.query("SELECT User, Host" + columns + " FROM mysql.user").rows) {
-    HeldGrant g{{Securable::Kind::Catalog, "*", "", ""}, false, {}, ""};
-    for (std::size_t i = 0; i < kGlobalColumns.size(); ++i) {
-      if (cell(r, 2 + i) == "Y") g.privileges.insert(kGlobalColumns[i].second);
-    }
+  const Rows user_rows = c.query("SELECT * FROM mysql.user");
+  const bool any_user = !user_rows.rows.empty();
+  const std::size_t u_user = any_user ? column_of(user_rows, "User") : 0,
+                    u_host = any_user ? column_of(user_rows, "Host") : 0;
+  for (const auto& r : user_rows.rows) {
+    HeldGrant g{{Securable::Kind::Catalog, "*", "", ""}, false, privileges_of(user_rows, r), ""};
     if (g.privileges.empty()) continue;
     g.grant = "GRANT " + privilege_list(g.privileges) + " ON *.* TO {grantee}";
-    hold(cell(r, 0), cell(r, 1), std::move(g));
+    hold(cell(r, u_user), cell(r, u_host), std::move(g));
   }
   add_foreign(out, plan, direct, by_role, graph, users, Dialect::MySQL,
               [&](const std::string& r) { return sink.owned(r); });
@@ -439,6 +485,7 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
     if (!is_null(r, 1) && !cell(r, 1).empty()) {  // FROM_ROLE granted to the role TO_ROLE
       graph.role_roles[cell(r, 1)].insert(cell(r, 0));
       if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 1))) sink.inherit(cell(r, 1), cell(r, 0));
+      if (sink.owned(cell(r, 0)) && !sink.owned(cell(r, 1))) sink.foreign_holder(cell(r, 0), cell(r, 1));
       continue;
     }
     if (is_null(r, 2)) continue;

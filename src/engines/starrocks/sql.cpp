@@ -52,6 +52,8 @@ std::string grant_target(Dialect d, const Securable& on) {
   if (d == Dialect::MySQL) {
     switch (on.kind) {
       case Securable::Kind::Catalog:
+        // Every table of the server (a global grant read from mysql.user): revoked as *.*.
+        if (on.catalog == "*") return "*.*";
         throw std::invalid_argument("the mysql dialect has no catalogs: cannot grant on catalog " + on.catalog);
       case Securable::Kind::Database:
         return mysql_db_pattern(on.database) + ".*";
@@ -200,6 +202,8 @@ std::string grant_role_to_role(Dialect d, std::string_view role, std::string_vie
 }
 
 std::string revoke_role_from_role(Dialect d, std::string_view role, std::string_view from_role) {
+  // MariaDB's PUBLIC is a keyword, not a role name to quote.
+  if (d == Dialect::MySQL && from_role == "PUBLIC") return "REVOKE " + ident(role) + " FROM PUBLIC";
   return "REVOKE " + ident(role) + " FROM " + grantee_role(d, from_role);
 }
 

@@ -95,6 +95,9 @@ struct OwnedState {
     std::map<Securable, std::set<std::string>> grants;  ///< engine privilege names per securable
     std::set<std::string> members;                      ///< engine user names
     std::set<std::string> roles;                        ///< owned roles granted to this role (it inherits them)
+    /// Roles tagwarden does not own that were granted this one (by hand): their holders would get its
+    /// grants. Never wanted, so always revoked.
+    std::set<std::string> foreign_holders;
     bool operator==(const Role&) const = default;
   };
   std::map<std::string, Role> roles;              ///< by role name (all start with the plan's prefix)
