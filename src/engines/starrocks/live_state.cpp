@@ -289,6 +289,24 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
               sql::ident(g.on.name) + " TO {grantee}";
     hold(cell(r, 0), cell(r, 1), std::move(g));
   }
+  // Column-level grants: on an owned role the privilege is kept as "SELECT (`col`)" on its table, so
+  // the REVOKE that takes it back names the column; held by a user or a foreign role it counts as
+  // the privilege on the table for drift (it reads or writes part of it), quoted exactly.
+  for (const auto& r :
+       c.query("SELECT User, Host, Db, Table_name, Column_name, Column_priv FROM mysql.columns_priv").rows) {
+    const Securable on{Securable::Kind::Table, catalog, cell(r, 2), cell(r, 3)};
+    const bool owned_role = cell(r, 1).empty() && sink.owned(cell(r, 0));
+    for (const std::string& priv : mysql_table_privileges(cell(r, 5))) {
+      const std::string with_column = priv + " (" + sql::ident(cell(r, 4)) + ")";
+      if (owned_role) {
+        sink.grant(cell(r, 0), on, {with_column});
+        continue;
+      }
+      HeldGrant g{on, false, {priv}, ""};
+      g.grant = "GRANT " + with_column + " ON " + sql::ident(on.database) + "." + sql::ident(on.name) + " TO {grantee}";
+      hold(cell(r, 0), cell(r, 1), std::move(g));
+    }
+  }
   // Every privilege column (`*_priv` = 'Y'), read by name so that one a server version lacks or
   // adds is no error: a privilege of an owned role that is not read is never revoked.
   auto privileges_of = [](const Rows& rows, const Row& r) {
