@@ -1,8 +1,10 @@
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "json_failure.h"
 
 namespace {
 
@@ -53,8 +55,20 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 3;
+    // Unexpected here (each command reports its own failures), but a script asking for JSON still
+    // gets one document on stdout.
+    const std::string text = std::string("error: ") + e.what() + "\n";
+    std::optional<std::string> profile;
+    bool json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      const bool has_next = i + 1 < args.size();
+      if ((a == "--output" && has_next && args[i + 1] == "json") || a == "--output=json") json = true;
+      if (a == "--profile" && has_next) profile = args[i + 1];
+      if (a.rfind("--profile=", 0) == 0) profile = a.substr(10);
+    }
+    std::cerr << text;
+    return json ? tw::cli::print_json_failure(profile, 3, text) : 3;
   }
   std::cerr << "error: unknown command \"" << command << "\"\n\n" << kHelp << "\n";
   return 2;
