@@ -41,6 +41,15 @@ bool needs_row_policy(const std::string& canonical_filter) {
   return cond.is_discarded() || !keeps_every_row(cond);
 }
 
+// The writes that read through a WHERE: StarRocks checks only them on the target table.
+PrivilegeSet predicate_writes(const Access& a) {
+  PrivilegeSet out;
+  for (Privilege w : {Privilege::Update, Privilege::Delete}) {
+    if (a.privileges.has(w)) out.add(w);
+  }
+  return out;
+}
+
 }  // namespace
 
 Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types) {
@@ -50,9 +59,7 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
     // The compiler withheld the SELECT granted (a gate, with withhold_writes: false keeping the
     // writes): the WHERE of an UPDATE or DELETE would read what it withholds on StarRocks.
     if (cls.granted.has(Privilege::Select)) {
-      for (Privilege w : {Privilege::Update, Privilege::Delete}) {
-        if (a.privileges.has(w)) out.writes_withheld.add(w);
-      }
+      out.writes_withheld = predicate_writes(a);
       if (!out.writes_withheld.empty()) {
         out.reason = join_words(out.writes_withheld.names()) +
                      " withheld: SELECT is withheld, and StarRocks checks no SELECT for their WHERE, which would "
@@ -101,9 +108,7 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
   }
   out.coarsened = true;
   out.reason = "SELECT withheld on the whole object: " + join_words(what) + " (coarsened, never dropped)";
-  for (Privilege w : {Privilege::Update, Privilege::Delete}) {
-    if (a.privileges.has(w)) out.writes_withheld.add(w);
-  }
+  out.writes_withheld = predicate_writes(a);
   if (!out.writes_withheld.empty()) {
     out.reason += "; " + join_words(out.writes_withheld.names()) +
                   " withheld with it: StarRocks checks no SELECT for their WHERE, which would read what is withheld";
