@@ -441,6 +441,8 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
   c->execute("CREATE ROLE `test_holder`");
   c->execute("GRANT " + r + " TO `test_holder`");
   c->execute("GRANT `test_holder` TO 'member-sso'@'%'");
+  c->execute("CREATE USER IF NOT EXISTS 'test_local'@'localhost'");
+  c->execute("GRANT " + r + " TO 'test_local'@'localhost'");
 
   sr::ApplyResult fixed = sr::apply_plan(plan, *c, quick());
   INFO((fixed.errors.empty() ? std::string() : fixed.errors[0]));
@@ -453,6 +455,7 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
       c->query("SELECT 1 FROM mysql.roles_mapping WHERE User = 'test_holder' AND Role = '" + owned + "'").rows.empty());
   CHECK(c->query("SELECT 1 FROM mysql.user WHERE User = '" + owned + "' AND Select_priv = 'Y'").rows.empty());
   CHECK(c->query("SELECT 1 FROM mysql.columns_priv WHERE User = '" + owned + "'").rows.empty());
+  CHECK(c->query("SELECT 1 FROM mysql.roles_mapping WHERE User = 'test_local'").rows.empty());
   // The user's own column grant is not tagwarden's: reported, left alone.
   CHECK(std::any_of(fixed.findings.begin(), fixed.findings.end(), [](const tw::Finding& f) {
     return f.code == "starrocks_drift" &&
@@ -460,6 +463,7 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
   }));
   CHECK(sr::apply_plan(plan, *c, quick()).statements == 0);
   c->execute("DROP ROLE `test_holder`");
+  c->execute("DROP USER 'test_local'@'localhost'");
   reset(*c);
 }
 

@@ -241,11 +241,13 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       }
     }
   }
-  // Holders tagwarden does not own would pass the role's grants on to whoever holds them: the first
-  // thing tightened, wanted role or not.
+  // Holders tagwarden does not own would pass the role's grants on to whoever holds them, and
+  // accounts on other hosts are not the planned users: the first thing tightened, wanted role or not.
   for (const auto& [name, role] : have.roles) {
     for (const auto& holder : role.foreign_holders)
       tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_role(d, name, holder)});
+    for (const auto& [user, host] : role.other_host_members)
+      tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_account(d, name, user, host)});
   }
   std::vector<Statement> drop_roles;
   for (const auto& [name, role] : have.roles) {

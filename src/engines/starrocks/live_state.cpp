@@ -116,6 +116,9 @@ class OwnedSink {
   void inherit(const std::string& role, const std::string& inherited) {
     out_.state.owned.roles[role].roles.insert(inherited);
   }
+  void other_host_member(const std::string& role, const std::string& user, const std::string& host) {
+    out_.state.owned.roles[role].other_host_members.emplace(user, host);
+  }
   /// The owned `role` was granted to `holder`, a role tagwarden does not own.
   void foreign_holder(const std::string& role, const std::string& holder) {
     out_.state.owned.roles[role].foreign_holders.insert(holder);
@@ -257,14 +260,19 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
   out.state.users = users;
   RoleGraph graph;
   if (roles.count("PUBLIC")) graph.everyone = "PUBLIC";  // MariaDB 10.11: grants every user holds
-  for (const auto& r : c.query("SELECT User, Host, Role FROM mysql.roles_mapping").rows) {
+  for (const auto& r : c.query("SELECT User, Host, Role, Admin_option FROM mysql.roles_mapping").rows) {
     if (cell(r, 1).empty() && roles.count(cell(r, 0))) {  // a role granted to a role
       graph.role_roles[cell(r, 0)].insert(cell(r, 2));
       if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.inherit(cell(r, 0), cell(r, 2));
       if (!sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.foreign_holder(cell(r, 2), cell(r, 0));
       continue;
     }
-    if (std::make_pair(cell(r, 0), cell(r, 1)) == me || cell(r, 1) != kUserHost) continue;
+    if (std::make_pair(cell(r, 0), cell(r, 1)) == me) continue;
+    if (cell(r, 1) != kUserHost) {
+      // A membership on another host (an admin's row from CREATE ROLE has the admin option: kept).
+      if (sink.owned(cell(r, 2)) && cell(r, 3) != "Y") sink.other_host_member(cell(r, 2), cell(r, 0), cell(r, 1));
+      continue;
+    }
     graph.user_roles[cell(r, 0)].insert(cell(r, 2));
     if (sink.owned(cell(r, 2))) sink.member(cell(r, 2), cell(r, 0));
   }
@@ -508,6 +516,8 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
     }
     if (is_null(r, 2)) continue;
     auto id = parse_user_identity(cell(r, 2));
+    if (id && id->second != kUserHost && sink.owned(cell(r, 0)))
+      sink.other_host_member(cell(r, 0), id->first, id->second);
     if (!id || id->second != kUserHost) continue;
     graph.user_roles[id->first].insert(cell(r, 0));
     if (sink.owned(cell(r, 0))) sink.member(cell(r, 0), id->first);

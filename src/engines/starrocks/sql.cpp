@@ -190,6 +190,11 @@ std::string revoke_role(Dialect d, std::string_view role, std::string_view user)
   return "REVOKE " + ident(role) + " FROM " + grantee_user(d, user);
 }
 
+std::string revoke_role_from_account(Dialect d, std::string_view role, std::string_view user, std::string_view host) {
+  return "REVOKE " + ident(role) + " FROM " + (d == Dialect::StarRocks ? "USER " : "") + literal(user) + "@" +
+         literal(host);
+}
+
 std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role) {
   // The most frequent statement of a plan (every atom role inherits its holder roles): built in place.
   std::string out;

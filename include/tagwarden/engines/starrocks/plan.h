@@ -98,6 +98,9 @@ struct OwnedState {
     /// Roles tagwarden does not own that were granted this one (by hand): their holders would get its
     /// grants. Never wanted, so always revoked.
     std::set<std::string> foreign_holders;
+    /// Accounts on another host than '%' (user, host) granted this role by hand: tagwarden grants
+    /// only 'user'@'%', so never wanted either.
+    std::set<std::pair<std::string, std::string>> other_host_members;
     bool operator==(const Role&) const = default;
   };
   std::map<std::string, Role> roles;              ///< by role name (all start with the plan's prefix)
