@@ -180,12 +180,15 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     // after, off the served path. A restart between the two finds older bytes under the new
     // digest and serves deny-all until its first good compile (StateStore::load).
     store_.save_meta(profile.name, stored);
-    if (profile.rules_file) write_file_atomically(*profile.rules_file, *pa->artifact.bytes);
   } catch (const std::exception& e) {
     entry["status"] = "failed";
     entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
     return;
   }
+  // A rules_file that cannot be written must not hold back what HTTP and OPA serve: that would keep
+  // a revocation from every Trino. Its failure is reported (holds_served false, /readyz degraded)
+  // and the write retried after every pass.
+  const std::string rules_file_error = write_rules_file(profile, &pa->artifact);
   {
     // Profiles publish from several threads; the map is swapped whole. A SIGHUP may have
     // removed the profile, or given it another rules_file, since this pass took the config
@@ -213,7 +216,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
       if (!removed)
         profiles_[profile.name].note_rules_file(write_rules_file(*configured, &pa->artifact), pa->published_at);
     } else if (profile.rules_file) {
-      profiles_[profile.name].note_rules_file("", pa->published_at);  // written above
+      profiles_[profile.name].note_rules_file(rules_file_error, pa->published_at);  // written above
     }
     if (removed) {
       entry["status"] = "failed";

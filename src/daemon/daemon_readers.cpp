@@ -32,12 +32,24 @@ std::optional<Daemon::ProfileKind> Daemon::kind_of(const std::string& profile) c
   return it == engines->end() ? std::nullopt : std::optional<ProfileKind>(it->second);
 }
 
+namespace {
+
+// A profile serves what its engine reads: the artifact, and for a Trino profile in OPA mode the
+// decisions too (an artifact restored from the state directory has none: every answer is a refusal).
+bool serves(const Profile& p, const PublishedMap& map) {
+  const auto it = map.find(p.name);
+  if (it == map.end()) return false;
+  return !(p.engine == Engine::Trino && p.access_control == TrinoAccessControl::Opa && !it->second->opa);
+}
+
+}  // namespace
+
 bool Daemon::ready(std::vector<std::string>* not_ready) const {
   std::lock_guard lock(mu_);
   bool ok = true;
   auto map = published_.load();
   for (const auto& p : config_.profiles) {
-    if (!map->count(p.name)) {
+    if (!serves(p, *map)) {
       ok = false;
       if (not_ready) not_ready->push_back(p.name);
     }
@@ -47,6 +59,7 @@ bool Daemon::ready(std::vector<std::string>* not_ready) const {
 
 std::vector<std::string> Daemon::degraded() const {
   std::lock_guard lock(mu_);
+  auto map = published_.load();
   std::vector<std::string> why;
   if (!source_last_error_.empty()) why.push_back("source");
   if (!config_reload_error_.empty()) why.push_back("config_reload");
@@ -55,6 +68,12 @@ std::vector<std::string> Daemon::degraded() const {
     if (it == profiles_.end()) continue;
     if (!it->second.last_error.empty()) why.push_back("profile:" + p.name);
     if (p.rules_file && !it->second.rules_file_error.empty()) why.push_back("rules_file:" + p.name);
+    // A file-mode Trino profile restored from the state directory serves its rules, but its OPA
+    // endpoint refuses everything until the first good compile.
+    if (p.engine == Engine::Trino && p.access_control == TrinoAccessControl::File) {
+      const auto served = map->find(p.name);
+      if (served != map->end() && !served->second->opa) why.push_back("opa_decisions:" + p.name);
+    }
   }
   return why;
 }
@@ -91,7 +110,7 @@ nlohmann::json Daemon::status() const {
       j["artifact"] = {{"sha256", it->second->artifact.sha256},    {"version", it->second->version},
                        {"rules", it->second->artifact.rules},      {"bytes", it->second->artifact.bytes->size()},
                        {"published_at", it->second->published_at}, {"restored_from_state", it->second->restored}};
-      j["ready"] = true;
+      j["ready"] = serves(p, *map);
     } else {
       j["artifact"] = nullptr;
       j["ready"] = false;
@@ -274,7 +293,7 @@ std::string Daemon::metrics() const {
     if (auto t = parse_timestamp(st.last_success_at)) {
       m << "tagwarden_last_success_timestamp_seconds" << label << " " << t->seconds << "\n";
     }
-    m << "tagwarden_profile_ready" << label << " " << (it != map->end() ? 1 : 0) << "\n";
+    m << "tagwarden_profile_ready" << label << " " << (serves(p, *map) ? 1 : 0) << "\n";
     if (p.rules_file)
       m << "tagwarden_rules_file_current" << label << " " << (st.rules_file_error.empty() ? 1 : 0) << "\n";
   }

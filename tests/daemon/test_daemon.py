@@ -1365,6 +1365,33 @@ def unwritable_rules_file_is_visible_and_retried(c: Ctx):
 
 
 @test
+def a_rules_file_that_cannot_be_written_does_not_hold_back_the_served_rules(c: Ctx):
+    # The rules_file was written inside the publish: when it failed, the whole publish failed, so a
+    # revocation reached neither the rules URL nor the OPA endpoint while the file stayed broken.
+    rules_dir = c.tmp / "rules"
+    rules_dir.mkdir()
+    rules_file = rules_dir / "main.json"
+    d = c.daemon()
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    before = d.rules()
+    check(has_rule(before.json(), "farid.haddad", "invoices", "SELECT"), "farid.haddad reads invoices at first")
+    shutil.rmtree(rules_dir)
+    rules_dir.write_text("a regular file where the rules directory was\n")
+    line = "  - {role: data_steward, user: farid.haddad}\n"
+    check(line in DEMO_SNAPSHOT, "the demo's assignment")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT.replace(line, ""))
+    eq(d.recompile().status, 200, "the pass that revokes farid.haddad's clearance")
+    after = d.rules()
+    check(after.body != before.body, "the rules URL serves the new rules")
+    check(not has_rule(after.json(), "farid.haddad", "invoices", "SELECT"), "farid.haddad still reads invoices")
+    rf = d.status()["profiles"][0].get("rules_file") or {}
+    eq(rf.get("holds_served"), False, f"status rules_file: {rf}")
+    eq(d.get("/readyz").json().get("degraded"), ["rules_file:" + PROFILE], "/readyz")
+
+
+@test
 def reload_says_which_settings_need_a_restart(c: Ctx):
     # Webhook settings (its secret too) and listeners are taken at start. A reload that changed
     # them logged only `config_reloaded`, so a webhook secret rotated in its file and reloaded
@@ -1435,6 +1462,33 @@ def restart_serves_last_good_before_first_compile(c: Ctx):
     eq(d.recompile().status, 200, "recompile with a valid source")
     eq(d.rules().headers["etag"], first.headers["etag"], "ETag after a compile of the same snapshot")
     eq(d.status()["profiles"][0]["artifact"]["restored_from_state"], False, "restored_from_state after a compile")
+
+
+@test
+def restart_says_the_opa_decisions_are_not_restored(c: Ctx):
+    # Only the artifact is restored, not its decisions: an access_control: opa profile refused every
+    # check after a restart while /readyz and tagwarden_profile_ready said ready.
+    d = c.daemon(extra_profiles="  - name: trino_opa\n    engine: trino\n    catalogs: [demo_warehouse]\n"
+                                "    access_control: opa\n").start()
+    d.wait_ready()
+    port = d.port
+    eq(d.stop(), 0, "exit code after SIGTERM")
+    d.snapshot_path.write_text(INVALID_YAML)
+    d.server = {"listen": f"127.0.0.1:{port}"}
+    d.write_config()
+    d.start()
+    d.wait_pass_done(1)
+    r = d.get("/readyz")
+    body = r.json()
+    eq((r.status, body.get("profiles_without_good_artifact")), (503, ["trino_opa"]), f"/readyz: {body}")
+    check("opa_decisions:" + PROFILE in body.get("degraded", []), f"the file profile's decisions: {body}")
+    m = d.metrics()
+    eq((m.get('tagwarden_profile_ready{profile="trino_opa"}'), m.get(f'tagwarden_profile_ready{{profile="{PROFILE}"}}')),
+       (0, 1), "tagwarden_profile_ready")
+    eq(d.rules().status, 200, "the file profile's restored rules are served")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile with a valid source")
+    eq((d.get("/readyz").status, d.get("/readyz").json().get("degraded")), (200, []), "/readyz after a compile")
 
 
 @test
