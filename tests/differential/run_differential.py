@@ -923,8 +923,8 @@ LISTINGS = ("filter_catalogs", "show_schemas", "filter_schemas", "show_tables")
 def build_listing_queries(ref, prof, ev, rng):
     """SHOW CATALOGS / SCHEMAS / TABLES for every engine user and a few unknown ones, over the
     profile's catalogs, system and a catalog it does not have; schemas of listed objects and one
-    nobody was granted. information_schema is left out: it is listed to whoever reads the catalog,
-    where the file-based rules list it only when a rule covers every schema."""
+    nobody was granted, and information_schema, listed (both ways) only where a rule covering every
+    schema holds the user."""
     users = sorted(ev.by_engine_user) + unknown_users(ref, prof, rng)[:3]
     cats = sorted({prof.engine_catalog(c) for c in prof.catalogs}) + ["system", "zz_other_catalog"]
     schemas = {}
@@ -938,7 +938,7 @@ def build_listing_queries(ref, prof, ev, rng):
             for op in ("filter_catalogs", "show_schemas"):
                 qs.append({"op": op, "user": u, "catalog": c, "schema": "zz_fresh_schema", "table": "zz_t", "columns": []})
             listed = sorted(schemas.get(c, set())) if c != "system" else ["jdbc", "runtime"]
-            for sch in listed + ["zz_fresh_schema"]:
+            for sch in listed + ["zz_fresh_schema"] + (["information_schema"] if c != "system" else []):
                 for op in ("filter_schemas", "show_tables"):
                     qs.append({"op": op, "user": u, "catalog": c, "schema": sch, "table": "zz_t", "columns": []})
     return qs

@@ -212,7 +212,8 @@ bool OpaDecider::any_schema_access(std::optional<std::size_t> user, const std::s
                                    const std::string& schema) const {
   if (!catalog_allows(user, catalog, false)) return false;
   if (catalog == "system" && (schema == "jdbc" || schema == "builtin")) return true;
-  if (schema == kInformationSchema) return true;
+  // information_schema is a schema like the others here, as in the file-based rules: listed to
+  // whoever holds something a rule covering it gives (its tables are readable, FilterTable).
   const QualifiedName first{catalog, schema, ""};
   auto it = std::lower_bound(ps_->objects.begin(), ps_->objects.end(), first,
                              [](const ObjectPolicy& op, const QualifiedName& n) { return op.engine_name < n; });
