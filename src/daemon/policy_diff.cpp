@@ -116,7 +116,29 @@ nlohmann::json change(std::string_view user, const std::string& object, const Ac
     if (!refused.empty()) c["columns_lost"] = refused;
     auto readable = minus(a.denied_columns, b.denied_columns);
     if (!readable.empty()) c["columns_gained"] = readable;
+    // Masks and row filters: a removed mask or filter widens as surely as a privilege gained, so
+    // each change says what was and what is (null: none).
+    std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> masks;
+    const auto text = [](const ColumnMask& m) {
+      return std::string(to_string(m.kind)) +
+             (m.kind == MaskKind::Partial ? " " + std::to_string(m.visible_chars) : "");
+    };
+    for (const auto& m : a.masks) masks[m.column].first = text(m);
+    for (const auto& m : b.masks) masks[m.column].second = text(m);
+    nlohmann::json mask_changes = nlohmann::json::array();
+    for (const auto& [column, was_is] : masks) {
+      if (was_is.first != was_is.second)
+        mask_changes.push_back({{"column", column}, {"before", was_is.first}, {"after", was_is.second}});
+    }
+    if (!mask_changes.empty()) c["masks"] = std::move(mask_changes);
+    if (a.row_filter != b.row_filter) {
+      const auto filter = [](const std::string& f) {
+        return f.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(f, nullptr, false);
+      };
+      c["row_filter"] = {{"before", filter(a.row_filter)}, {"after", filter(b.row_filter)}};
+    }
   }
+  if (a.grant_select != b.grant_select) c["grant_select"] = {{"before", a.grant_select}, {"after", b.grant_select}};
   return c;
 }
 

@@ -1560,6 +1560,28 @@ def validate_endpoint(c: Ctx):
 
 
 @test
+def validate_says_what_a_removed_mask_or_filter_widens(c: Ctx):
+    # A change entry listed only privileges and refused columns: one for a user whose mask or row
+    # filter went away (from no rows to every row) said nothing, so a review gate saw no change.
+    policies = ('policies:\n'
+                '  - {name: mask_iban, type: column_mask, mask: partial, visible_chars: 4,\n'
+                '     scope: {column: demo_warehouse.finance.customers.iban}}\n'
+                '  - {name: no_rows, type: row_filter, scope: {object: demo_warehouse.finance.customers},\n'
+                '     condition: {"false": true}}\n')
+    check("policies: []\n" in DEMO_SNAPSHOT, "the demo has no policies")
+    d = c.daemon(snapshot=DEMO_SNAPSHOT.replace("policies: []\n", policies)).start()
+    d.wait_ready()
+    r = d.req("POST", "/v1/validate", DEMO_SNAPSHOT, token=ADMIN)
+    eq(r.status, 200, f"validate {r.body[:300]!r}")
+    changes = [ch for ch in r.json()["profiles"][0]["changes"]
+               if ch["user"] == "farid.haddad" and ch["object"] == "demo_warehouse.finance.customers"]
+    eq(len(changes), 1, f"farid.haddad's change on customers: {changes}")
+    ch = changes[0]
+    eq(ch.get("masks"), [{"column": "iban", "before": "partial 4", "after": None}], f"masks: {ch}")
+    eq(ch.get("row_filter"), {"before": {"false": True}, "after": None}, f"row_filter: {ch}")
+
+
+@test
 def validate_refuses_a_starrocks_profile_over_its_policy_limit(c: Ctx):
     # MODEL §3: over max_policies_per_tag a StarRocks profile's recompile fails, naming the tag, the
     # count and the limit, and any write validated against tagwarden that would recompile that
