@@ -20,6 +20,27 @@ std::string StderrCapture::release() {
   return text;
 }
 
+StreamTee::StreamTee(std::ostream& stream, bool active) : stream_(stream) {
+  if (active) real_ = stream_.rdbuf(this);
+}
+
+StreamTee::~StreamTee() {
+  if (real_) stream_.rdbuf(real_);
+}
+
+int StreamTee::overflow(int c) {
+  if (c == traits_type::eof()) return traits_type::not_eof(c);
+  text_ += static_cast<char>(c);
+  return real_->sputc(static_cast<char>(c));
+}
+
+std::streamsize StreamTee::xsputn(const char* s, std::streamsize n) {
+  text_.append(s, static_cast<std::size_t>(n));
+  return real_->sputn(s, n);
+}
+
+int StreamTee::sync() { return real_->pubsync(); }
+
 int print_json_failure(const std::optional<std::string>& profile, int exit_code, const std::string& stderr_text) {
   nlohmann::json errors = nlohmann::json::array();
   std::istringstream lines(stderr_text);

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <sstream>
+#include <streambuf>
 #include <string>
 
 namespace tw::cli {
@@ -26,6 +27,25 @@ class StderrCapture {
  private:
   std::ostringstream text_;
   std::streambuf* real_ = nullptr;
+};
+
+/// While alive and `active`, what is written to `stream` still reaches it, and is also kept:
+/// main() answers a command that failed without a document on stdout (a usage error) with one.
+class StreamTee : private std::streambuf {
+ public:
+  StreamTee(std::ostream& stream, bool active);
+  ~StreamTee() override;
+  StreamTee(const StreamTee&) = delete;
+  StreamTee& operator=(const StreamTee&) = delete;
+  const std::string& text() const { return text_; }
+
+ private:
+  int overflow(int c) override;
+  std::streamsize xsputn(const char* s, std::streamsize n) override;
+  int sync() override;
+  std::ostream& stream_;
+  std::streambuf* real_ = nullptr;
+  std::string text_;
 };
 
 /// Prints the failure document for `profile` on stdout and returns `exit_code`.

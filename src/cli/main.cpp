@@ -43,32 +43,36 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  std::optional<std::string> profile;
+  bool json = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_next = i + 1 < args.size();
+    if ((a == "--output" && has_next && args[i + 1] == "json") || a == "--output=json") json = true;
+    if (a == "--profile" && has_next) profile = args[i + 1];
+    if (a.rfind("--profile=", 0) == 0) profile = a.substr(10);
+  }
+  // With --output json every failure is one document on stdout: the commands write theirs; a
+  // usage error (an unknown flag, a missing --out) or an exception gets one here.
+  tw::cli::StreamTee out(std::cout, json), err(std::cerr, json);
+  const auto answer = [&](int rc) {
+    if (json && rc != 0 && out.text().empty()) return tw::cli::print_json_failure(profile, rc, err.text());
+    return rc;
+  };
   try {
-    if (command == "compile") return tw::cli::run_compile(args);
-    if (command == "explain") return tw::cli::run_explain(args);
-    if (command == "findings") return tw::cli::run_findings(args);
+    if (command == "compile") return answer(tw::cli::run_compile(args));
+    if (command == "explain") return answer(tw::cli::run_explain(args));
+    if (command == "findings") return answer(tw::cli::run_findings(args));
     if (command == "serve") return tw::cli::run_serve(args);
-    if (command == "plan") return tw::cli::run_plan(args);
-    if (command == "apply") return tw::cli::run_apply(args);
+    if (command == "plan") return answer(tw::cli::run_plan(args));
+    if (command == "apply") return answer(tw::cli::run_apply(args));
     if (command == "version" || command == "--version") {
       std::cout << "tagwarden 0.1.0\n";
       return 0;
     }
   } catch (const std::exception& e) {
-    // Unexpected here (each command reports its own failures), but a script asking for JSON still
-    // gets one document on stdout.
-    const std::string text = std::string("error: ") + e.what() + "\n";
-    std::optional<std::string> profile;
-    bool json = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      const bool has_next = i + 1 < args.size();
-      if ((a == "--output" && has_next && args[i + 1] == "json") || a == "--output=json") json = true;
-      if (a == "--profile" && has_next) profile = args[i + 1];
-      if (a.rfind("--profile=", 0) == 0) profile = a.substr(10);
-    }
-    std::cerr << text;
-    return json ? tw::cli::print_json_failure(profile, 3, text) : 3;
+    std::cerr << "error: " << e.what() << "\n";
+    return answer(3);
   }
   std::cerr << "error: unknown command \"" << command << "\"\n\n" << kHelp << "\n";
   return 2;

@@ -2080,6 +2080,21 @@ def json_output_failure_is_one_document(c: Ctx):
     doc = json.loads(r.stdout or "null") or {}
     eq((doc.get("ok"), doc.get("exit_code")), (False, 2), f"explain unknown user: {r.stdout!r}")
     check(any('unknown user "nobody"' in e for e in doc.get("errors") or []), f"explain unknown user: {doc}")
+    # Usage errors too (an unknown flag, a required one missing): stdout was empty.
+    demo = ["--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"), "--config", config]
+    for argv, needle in ((["compile"] + demo + ["--bogus", "--output", "json"], "--bogus"),
+                         (["compile"] + demo + ["--output", "json"], "--out"),
+                         (["explain"] + demo + ["--output", "json"], "--user"),
+                         (["plan"] + demo + ["--output=json"], "--profile"),
+                         (["findings"] + demo + ["--bogus", "--output", "json", "--profile", "trino_main"], "--bogus")):
+        r = subprocess.run([str(BIN)] + argv, capture_output=True, text=True)
+        try:
+            doc = json.loads(r.stdout)
+        except ValueError:
+            check(False, f"{argv[0]} usage error: stdout is not one JSON document: {r.stdout!r}")
+            continue
+        eq((r.returncode, doc.get("ok"), doc.get("exit_code")), (2, False, 2), f"{argv}: {doc}")
+        check(any(needle in e for e in doc.get("errors") or []) and needle in r.stderr, f"{argv}: {doc} {r.stderr!r}")
 
 
 @test
