@@ -3,6 +3,7 @@
 // tests/differential (--opa-judge); these pin the operations the generated queries do not ask
 // (catalogs, schemas, renames, refusals), the request shapes, and hostile user names.
 
+#include <optional>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -61,10 +62,12 @@ json request(const std::string& user, const std::string& operation, json resourc
             {"action", {{"operation", operation}, {"resource", std::move(resource)}}}}}};
 }
 
+// As the plugin sends it: `columns` present (an empty list for count(*)) where the operation
+// reads columns, absent otherwise.
 json table(const std::string& catalog, const std::string& schema, const std::string& name,
-           json columns = json::array()) {
+           std::optional<json> columns = std::nullopt) {
   json t = {{"catalogName", catalog}, {"schemaName", schema}, {"tableName", name}};
-  if (!columns.empty()) t["columns"] = std::move(columns);
+  if (columns) t["columns"] = std::move(*columns);
   return {{"table", t}};
 }
 
@@ -83,6 +86,14 @@ TEST_CASE("opa: a column gated by a clearance is refused to users without it, as
   CHECK(select("reader", "accounts", {"id", "email"}));
   CHECK_FALSE(select("reader", "accounts", {"id", "iban"}));
   CHECK(select("reader", "accounts", json::array()));  // count(*)
+}
+
+TEST_CASE("opa: an operation on columns without its columns is a bad request, never a guessed answer") {
+  for (const char* op : {"SelectFromColumns", "FilterColumns", "CreateViewWithSelectFromColumns"}) {
+    INFO(op);
+    CHECK_THROWS_WITH(allow("reader", op, table("dw", "fin", "accounts")),
+                      "input.action.resource.table.columns is required (a list of strings)");
+  }
 }
 
 TEST_CASE("opa: user names are looked up exactly, never read as patterns") {
@@ -116,8 +127,8 @@ TEST_CASE("opa: catalogs are open to known users only, and system is read-only")
   CHECK_FALSE(allow("writer", "InsertIntoTable",
                     json{{"table", {{"catalogName", "system"}, {"schemaName", "jdbc"}, {"tableName", "tables"}}}}));
   // information_schema is read like Trino's file-based evaluator reads it: with the catalog.
-  CHECK(allow("reader", "SelectFromColumns", table("dw", "information_schema", "tables", {"table_name"})));
-  CHECK_FALSE(allow("nobody", "SelectFromColumns", table("dw", "information_schema", "tables", {"table_name"})));
+  CHECK(allow("reader", "SelectFromColumns", table("dw", "information_schema", "tables", json{"table_name"})));
+  CHECK_FALSE(allow("nobody", "SelectFromColumns", table("dw", "information_schema", "tables", json{"table_name"})));
 }
 
 TEST_CASE("opa: writes, ownership and renames follow the table privileges") {
@@ -217,7 +228,7 @@ TEST_CASE("opa: batched filters answer the indices of what is allowed") {
   CHECK(decider().answer(OpaEndpoint::Batch, req)["result"] == json({0, 2}));
   // FilterColumns: one table per request; the indices are of its columns.
   req["input"]["action"]["operation"] = "FilterColumns";
-  req["input"]["action"]["filterResources"] = {table("dw", "fin", "accounts", {"id", "iban", "email"})};
+  req["input"]["action"]["filterResources"] = {table("dw", "fin", "accounts", json{"id", "iban", "email"})};
   CHECK(decider().answer(OpaEndpoint::Batch, req)["result"] == json({0, 2}));
   req["input"]["context"]["identity"]["user"] = "steward";
   CHECK(decider().answer(OpaEndpoint::Batch, req)["result"] == json({0, 1, 2}));
