@@ -37,11 +37,20 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
   const StarRocksFlags flags{optional_string(vm, "dialect"), optional_string(vm, "masking"), optional_string(vm, "dsn"),
                              optional_string(vm, "password-file")};
   const auto& requested = flags.masking;
-  if ((out.format != "text" && out.format != "json") || (flags.dialect && !sr::parse_dialect(*flags.dialect)) ||
-      (requested && *requested != "auto" && *requested != "on" && *requested != "off")) {
-    std::cerr << "error: --output is text or json, --dialect starrocks or mysql, --masking auto, on or off\n";
-    return kExitInvalidInput;
+  bool bad = false;
+  if (out.format != "text" && out.format != "json") {
+    std::cerr << "error: --output " << out.format << ": give text or json\n";
+    bad = true;
   }
+  if (flags.dialect && !sr::parse_dialect(*flags.dialect)) {
+    std::cerr << "error: --dialect " << *flags.dialect << ": give starrocks or mysql\n";
+    bad = true;
+  }
+  if (requested && *requested != "auto" && *requested != "on" && *requested != "off") {
+    std::cerr << "error: --masking " << *requested << ": give auto, on or off\n";
+    bad = true;
+  }
+  if (bad) return kExitInvalidInput;
   out.inputs = load_inputs(vm);
   if (!out.inputs) return kExitInvalidInput;
   out.profile = out.inputs->config.profiles.front();
