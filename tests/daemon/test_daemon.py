@@ -1432,18 +1432,23 @@ def source_error_cleared_after_file_restored_unchanged(c: Ctx):
     eq(src["last_error"], None, f"source.last_error once the source works again (status: {src})")
 
 
+def restart_on_an_invalid_source(d: Daemon) -> None:
+    """Stops the daemon and starts it again on the same port and state_dir, with a source that can
+    never compile: what it serves comes from the state directory alone."""
+    port = d.port
+    eq(d.stop(), 0, "exit code after SIGTERM")
+    d.snapshot_path.write_text(INVALID_YAML)
+    d.server = {"listen": f"127.0.0.1:{port}"}
+    d.write_config()
+    d.start()
+
+
 @test
 def restart_serves_last_good_before_first_compile(c: Ctx):
     d = c.daemon().start()
     d.wait_ready()
     first = d.rules()
-    port = d.port
-    eq(d.stop(), 0, "exit code after SIGTERM")
-    d.snapshot_path.write_text(INVALID_YAML)
-    # same port, same state_dir, now with a source that can never compile
-    d.server = {"listen": f"127.0.0.1:{port}"}
-    d.write_config()
-    d.start()
+    restart_on_an_invalid_source(d)
     r = d.rules()  # the first request after `listening`
     eq(r.status, 200, "rules status after restart")
     eq(r.headers.get("etag"), first.headers["etag"], "ETag after restart")
@@ -1471,12 +1476,7 @@ def restart_says_the_opa_decisions_are_not_restored(c: Ctx):
     d = c.daemon(extra_profiles="  - name: trino_opa\n    engine: trino\n    catalogs: [demo_warehouse]\n"
                                 "    access_control: opa\n").start()
     d.wait_ready()
-    port = d.port
-    eq(d.stop(), 0, "exit code after SIGTERM")
-    d.snapshot_path.write_text(INVALID_YAML)
-    d.server = {"listen": f"127.0.0.1:{port}"}
-    d.write_config()
-    d.start()
+    restart_on_an_invalid_source(d)
     d.wait_pass_done(1)
     r = d.get("/readyz")
     body = r.json()
