@@ -386,6 +386,20 @@ class ProfileCompiler {
       reasons.push_back("OWNERSHIP withheld: not cleared for " + join_words(missing_any) +
                         " (an owner could rename what the gate names)");
     }
+    // StarRocks checks only UPDATE or DELETE on the target table, no SELECT for their WHERE: with
+    // withhold_writes: false they would read, through the affected-row count, what the gate withholds.
+    if (p_.engine == Engine::StarRocks && privs.has(Privilege::Select) && !access.privileges.has(Privilege::Select)) {
+      PrivilegeSet predicate_writes;
+      for (Privilege w : {Privilege::Update, Privilege::Delete}) {
+        if (access.privileges.has(w)) predicate_writes.add(w);
+      }
+      if (!predicate_writes.empty()) {
+        access.privileges.remove(predicate_writes);
+        reasons.push_back(join_words(predicate_writes.names()) +
+                          " withheld: SELECT is withheld, and StarRocks checks no SELECT for their WHERE, which "
+                          "would read what it withholds");
+      }
+    }
     if (creation_restricted && access.privileges.has(Privilege::Ownership)) {
       access.privileges.remove(Privilege::Ownership);
       reasons.push_back(

@@ -55,19 +55,7 @@ PrivilegeSet predicate_writes(const Access& a) {
 Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capabilities& caps, TypeCache& types) {
   Coarsening out;
   const Access& a = cls.access;
-  if (!a.privileges.has(Privilege::Select)) {
-    // The compiler withheld the SELECT granted (a gate, with withhold_writes: false keeping the
-    // writes): the WHERE of an UPDATE or DELETE would read what it withholds on StarRocks.
-    if (cls.granted.has(Privilege::Select)) {
-      out.writes_withheld = predicate_writes(a);
-      if (!out.writes_withheld.empty()) {
-        out.reason = join_words(out.writes_withheld.names()) +
-                     " withheld: SELECT is withheld, and StarRocks checks no SELECT for their WHERE, which would "
-                     "read what it withholds";
-      }
-    }
-    return out;
-  }
+  if (!a.privileges.has(Privilege::Select)) return out;
   // Each unmaskable column is reported where it comes from: a clearance gate, or an access policy.
   std::vector<std::string> unmaskable, gate_columns, policy_columns;
   for (const auto& c : a.denied_columns) {
@@ -106,7 +94,6 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
                        ? "its row filter cannot be written into a row access policy"
                        : "its row filter cannot be enforced on this server (no row access policies)");
   }
-  out.coarsened = true;
   out.reason = "SELECT withheld on the whole object: " + join_words(what) + " (coarsened, never dropped)";
   out.writes_withheld = predicate_writes(a);
   if (!out.writes_withheld.empty()) {
@@ -118,7 +105,8 @@ Coarsening coarsening(const ObjectPolicy& op, const AccessClass& cls, const Capa
 
 PrivilegeSet kept_privileges(const AccessClass& cls, const Coarsening& c) {
   PrivilegeSet p = cls.access.privileges;
-  if (c.coarsened) p.remove(Privilege::Select);
+  if (c.reason.empty()) return p;
+  p.remove(Privilege::Select);
   p.remove(c.writes_withheld);
   return p;
 }

@@ -16,10 +16,7 @@ namespace tw::starrocks {
 /// Why one class cannot keep SELECT on this server (coarsened), or "" when it can.
 /// columns/policies receive what makes it coarsen, for the findings.
 struct Coarsening {
-  /// Why the class keeps less on this server than the PolicySet gives: coarsened to no SELECT, or
-  /// (not coarsened) UPDATE and DELETE withheld with a SELECT the compiler withheld.
   std::string reason;
-  bool coarsened = false;
   std::vector<std::string> columns;         // gated, denied or masked columns that cannot be masked here
   std::vector<std::string> gate_columns;    // of those, the clearance-gated ones (denied as gated)
   std::vector<std::string> policy_columns;  // of those, the ones an access policy masks or denies

@@ -103,7 +103,7 @@ class Renderer {
         std::vector<std::string> reasons = cls.reasons;
         reasons.push_back(c.reason);
         withheld = join_words(reasons);
-        if (c.coarsened) coarsened_.add(obj, cls, c);
+        coarsened_.add(obj, cls, c);
       }
       std::set<std::string> privs = engine_privileges(p, obj.kind);
       for (const auto& pr : privs) holders[pr].push_back(cls.users);
