@@ -107,7 +107,11 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                        join_some(ps.gated_tags) +
                        " withhold reads only; a user not cleared can still insert, update and delete on the "
                        "objects they gate, and so overwrite a column they cannot read (set withhold_writes: true "
-                       "to withhold those writes too)",
+                       "to withhold those writes too)" +
+                       (profile.engine == Engine::StarRocks
+                            ? "; on StarRocks UPDATE and DELETE still go where a gate takes SELECT, since "
+                              "StarRocks checks no SELECT for their WHERE"
+                            : ""),
                    profile.name, ps.gated_tags});
   }
   if (profile.engine == Engine::Trino && !ps.create_restricted.empty()) {
