@@ -667,8 +667,7 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
   }
   for (const auto& [c, cm] : masks) {
     a.masks.push_back(cm);
-    ua.reasons.push_back("column " + c + " masked (" + to_string(cm.kind) +
-                         (cm.kind == MaskKind::Partial ? " " + std::to_string(cm.visible_chars) : "") + ")");
+    ua.reasons.push_back("column " + c + " masked (" + describe(cm) + ")");
   }
   if (!filters.empty()) {
     bool none = false;

@@ -119,12 +119,8 @@ nlohmann::json change(std::string_view user, const std::string& object, const Ac
     // Masks and row filters: a removed mask or filter widens as surely as a privilege gained, so
     // each change says what was and what is (null: none).
     std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> masks;
-    const auto text = [](const ColumnMask& m) {
-      return std::string(to_string(m.kind)) +
-             (m.kind == MaskKind::Partial ? " " + std::to_string(m.visible_chars) : "");
-    };
-    for (const auto& m : a.masks) masks[m.column].first = text(m);
-    for (const auto& m : b.masks) masks[m.column].second = text(m);
+    for (const auto& m : a.masks) masks[m.column].first = describe(m);
+    for (const auto& m : b.masks) masks[m.column].second = describe(m);
     nlohmann::json mask_changes = nlohmann::json::array();
     for (const auto& [column, was_is] : masks) {
       if (was_is.first != was_is.second)

@@ -30,6 +30,9 @@ struct ColumnMask {
   auto operator<=>(const ColumnMask&) const = default;
 };
 
+/// "partial 4", "hash", ...: how reasons and change reports name a mask.
+std::string describe(const ColumnMask& m);
+
 /// What one principal may do on one object.
 struct Access {
   PrivilegeSet privileges;
