@@ -45,6 +45,7 @@ nlohmann::json ReconcileOutcome::to_json() const {
   nlohmann::json j = {{"generation", generation}, {"ok", ok()},           {"reasons", reasons},
                       {"source", source},         {"profiles", profiles}, {"duration_ms", duration_ms}};
   if (!phases_ms.empty()) j["phases_ms"] = phases_ms;
+  if (!parse.is_null()) j["parse"] = parse;
   if (!source_error.empty()) j["source_error"] = source_error;
   if (!snapshot_errors.empty()) j["snapshot_errors"] = snapshot_errors;
   return j;
@@ -231,7 +232,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   const Timestamp now = clock_.now();
   const std::string at = format_timestamp(now);
   const auto src = source();
-  if (reset_source_.exchange(false)) src->reset();  // asked for by SIGHUP; sources are touched by this thread only
+  if (reset_source_.exchange(false)) {  // asked for by SIGHUP; sources are touched by this thread only
+    src->reset();
+    snapshot_loader_.reset();
+  }
   auto phase = std::chrono::steady_clock::now();
   auto end_phase = [&](const char* name) {
     outcome.phases_ms[name] = elapsed_ms(phase);
@@ -265,8 +269,13 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     }
   }
   if (fetch.status == SourceFetch::Status::Changed) {
-    SnapshotLoad loaded = parse_snapshot(fetch.body);
+    SnapshotLoader::Result loaded = snapshot_loader_.load(fetch.body);
     end_phase("parse");
+    if (loaded.snapshot) {
+      outcome.parse = {{"incremental", loaded.incremental},
+                       {"reused_entries", loaded.reused_entries},
+                       {"read_entries", loaded.read_entries}};
+    }
     std::lock_guard lock(mu_);
     if (!loaded.snapshot) {
       counters_["tagwarden_snapshot_invalid_total"]++;
@@ -279,7 +288,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       log::error("snapshot_invalid",
                  {{"errors", outcome.snapshot_errors.size()}, {"first", loaded.errors.front().str()}});
     } else {
-      snapshot_ = std::make_shared<const Snapshot>(std::move(*loaded.snapshot));
+      snapshot_ = std::move(loaded.snapshot);
       snapshot = snapshot_;
       source_last_error_.clear();
       snapshot_invalid_ = false;

@@ -22,6 +22,7 @@
 #include "tagwarden/config/profile.h"
 #include "tagwarden/engines/registry.h"
 #include "tagwarden/engines/trino/opa.h"
+#include "tagwarden/model/snapshot_loader.h"
 #include "tagwarden/publish/state_store.h"
 #include "tagwarden/sources/source.h"
 
@@ -49,6 +50,8 @@ struct ReconcileOutcome {
   nlohmann::json profiles = nlohmann::json::array();
   double duration_ms = 0;
   nlohmann::json phases_ms = nlohmann::json::object();  ///< fetch, parse, model, build: where duration_ms went
+  /// For a changed snapshot: entries taken from the last valid one and entries read afresh.
+  nlohmann::json parse;
   bool ok() const;
   nlohmann::json to_json() const;
 };
@@ -172,6 +175,7 @@ class Daemon {
   mutable std::mutex mu_;  // guards everything below except published_
   Config config_;
   std::shared_ptr<SnapshotSource> source_;  ///< used by the loop thread only; swapped under mu_
+  SnapshotLoader snapshot_loader_;           ///< used by the loop thread only
   StateStore store_;
   std::map<std::string, ProfileState> profiles_;
   std::shared_ptr<const Snapshot> snapshot_;  ///< last valid snapshot

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "load_policies.h"
+#include "snapshot_reuse.h"
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/domain.h"
 #include "tagwarden/model/entry_reader.h"
@@ -45,7 +46,7 @@ std::vector<std::string> split_dots(const std::string& s) {
 
 class SnapshotValidator {
  public:
-  explicit SnapshotValidator(std::vector<ValidationError>& errors) : errors_(errors) {}
+  SnapshotValidator(std::vector<ValidationError>& errors, const ReusePlan* plan) : errors_(errors), plan_(plan) {}
 
   Snapshot run(JsonValue doc) {
     Snapshot s;
@@ -82,12 +83,50 @@ class SnapshotValidator {
   }
 
   void read_users(EntryReader& top, Snapshot& s) {
+    if (plan_) {
+      take_section(plan_->users, plan_->previous->users, s.users,
+                   [&](JsonValue item, std::size_t i) { read_user(item, i, s); },
+                   [&](const User& u, std::size_t i) { take_user(u, i, s); });
+      return;
+    }
     const std::optional<JsonValue> list = top.array("users", false);
     if (!list) return;
     s.users.reserve(list->size());
-    for (const auto [i, item] : list->indexed()) {
+    for (const auto [i, item] : list->indexed()) read_user(item, i, s);
+  }
+
+  // Entries of the last valid snapshot, byte for byte the same text, are taken as they were read
+  // then; the rest are read from the plan's fresh list. Both go in document order.
+  template <typename T, typename Read, typename Take>
+  void take_section(const ReusePlan::Section& section, const std::vector<T>& previous, std::vector<T>& out,
+                    Read read, Take take) {
+    out.reserve(section.slots.size());
+    std::vector<JsonValue> fresh;
+    if (section.fresh) {
+      fresh.reserve(section.fresh->size());
+      for (const JsonValue item : section.fresh->elements()) fresh.push_back(item);
+    }
+    std::size_t next_fresh = 0;
+    for (std::size_t i = 0; i < section.slots.size(); ++i) {
+      const std::size_t slot = section.slots[i];
+      if (slot == ReusePlan::kFresh) {
+        read(fresh.at(next_fresh++), i);
+      } else {
+        take(previous.at(slot), i);
+      }
+    }
+  }
+
+  void take_user(const User& u, std::size_t i, Snapshot& s) {
+    if (!users_.insert(u.name).second)
+      errors_.push_back({key_path(index_path("users", i), "name"), "duplicate user " + quote(u.name)});
+    s.users.push_back(u);
+  }
+
+  void read_user(JsonValue item, std::size_t i, Snapshot& s) {
+    {
       EntryReader e(item, "users", i, errors_, {"name", "engine_user", "platform_admin", "groups", "attributes"});
-      if (!e.is_mapping()) continue;
+      if (!e.is_mapping()) return;
       User u;
       auto name = e.string("name", true);
       if (name && e.valid_name("name", *name, "user name")) {
@@ -174,13 +213,65 @@ class SnapshotValidator {
   }
 
   void read_assignments(EntryReader& top, Snapshot& s) {
+    const SameAssignment same{&s.role_assignments};
+    assignments_.emplace(0, same, same);
+    if (plan_) {
+      assignments_->reserve(plan_->role_assignments.slots.size());
+      take_section(plan_->role_assignments, plan_->previous->role_assignments, s.role_assignments,
+                   [&](JsonValue item, std::size_t i) { read_assignment(item, i, s); },
+                   [&](const RoleAssignment& a, std::size_t i) { take_assignment(a, i, s); });
+      return;
+    }
     const std::optional<JsonValue> list = top.array("role_assignments", false);
     if (!list) return;
-    std::unordered_set<std::string> seen;  // role NUL user-or-group NUL name: checked names hold no NUL
     s.role_assignments.reserve(list->size());
-    for (const auto [i, item] : list->indexed()) {
+    assignments_->reserve(list->size());
+    for (const auto [i, item] : list->indexed()) read_assignment(item, i, s);
+  }
+
+  // Assignments are told apart by role, holder kind and holder: a set of indexes into the list
+  // being read, which hashes and compares what they index (no key string per assignment).
+  struct SameAssignment {
+    const std::vector<RoleAssignment>* list;
+    static const std::string& holder(const RoleAssignment& a) { return a.user ? *a.user : *a.group; }
+    std::size_t operator()(std::size_t i) const {
+      const RoleAssignment& a = (*list)[i];
+      const std::size_t h = std::hash<std::string>()(a.role) * 31 + std::hash<std::string>()(holder(a));
+      return a.user ? h : ~h;
+    }
+    bool operator()(std::size_t i, std::size_t j) const {
+      const RoleAssignment& a = (*list)[i];
+      const RoleAssignment& b = (*list)[j];
+      return a.role == b.role && a.user.has_value() == b.user.has_value() && holder(a) == holder(b);
+    }
+  };
+  using AssignmentSet = std::unordered_set<std::size_t, SameAssignment, SameAssignment>;
+
+  // Adds `a` to the list unless an assignment of the same role to the same holder is there.
+  bool add_assignment(RoleAssignment&& a, Snapshot& s) {
+    s.role_assignments.push_back(std::move(a));
+    if (assignments_->insert(s.role_assignments.size() - 1).second) return true;
+    s.role_assignments.pop_back();
+    return false;
+  }
+
+  std::string duplicate_assignment(const RoleAssignment& a) {
+    return "duplicate assignment of role " + quote(a.role) + " to " + (a.user ? "user " : "group ") +
+           quote(a.user ? *a.user : *a.group);
+  }
+
+  void take_assignment(const RoleAssignment& a, std::size_t i, Snapshot& s) {
+    const auto path = [i] { return index_path("role_assignments", i); };
+    if (!roles_.count(a.role)) errors_.push_back({key_path(path(), "role"), "unknown role " + quote(a.role)});
+    if (a.user && !users_.count(*a.user))
+      errors_.push_back({key_path(path(), "user"), "unknown user " + quote(*a.user)});
+    if (!add_assignment(RoleAssignment(a), s)) errors_.push_back({path(), duplicate_assignment(a)});
+  }
+
+  void read_assignment(JsonValue item, std::size_t i, Snapshot& s) {
+    {
       EntryReader e(item, "role_assignments", i, errors_, {"role", "user", "group", "expires_at"});
-      if (!e.is_mapping()) continue;
+      if (!e.is_mapping()) return;
       RoleAssignment a;
       bool ok = true;
       if (auto role = e.string("role", true)) {
@@ -218,14 +309,9 @@ class SnapshotValidator {
           ok = false;
         }
       }
-      if (!ok) continue;
-      const std::string& holder = a.user ? *a.user : *a.group;
-      if (!seen.insert(a.role + '\0' + (a.user ? 'u' : 'g') + '\0' + holder).second) {
-        e.error(e.path(), "duplicate assignment of role " + quote(a.role) + " to " + (a.user ? "user " : "group ") +
-                              quote(holder));
-        continue;
-      }
-      s.role_assignments.push_back(std::move(a));
+      if (!ok) return;
+      std::string duplicate = duplicate_assignment(a);
+      if (!add_assignment(std::move(a), s)) e.error(e.path(), std::move(duplicate));
     }
   }
 
@@ -250,27 +336,65 @@ class SnapshotValidator {
   }
 
   void read_objects(EntryReader& top, Snapshot& s) {
-    const std::optional<JsonValue> list = top.array("objects", false);
-    if (!list) return;
-    std::unordered_set<std::string> by_lower;
-    std::vector<std::vector<std::pair<std::string, std::string>>> deps;  // (name, path) per object
-    s.objects.reserve(list->size());
-    deps.reserve(list->size());
-    for (const auto [i, item] : list->indexed()) {
+    if (plan_) {
+      take_section(plan_->objects, plan_->previous->objects, s.objects,
+                   [&](JsonValue item, std::size_t i) { read_object(item, i, s); },
+                   [&](const Object& o, std::size_t i) { take_object(o, i, s); });
+    } else if (const std::optional<JsonValue> list = top.array("objects", false)) {
+      s.objects.reserve(list->size());
+      for (const auto [i, item] : list->indexed()) read_object(item, i, s);
+    }
+    resolve_dependencies(s);
+  }
+
+  std::string duplicate_object(const std::string& name) {
+    return "duplicate object " + quote(name) +
+           " (object names are compared case-insensitively: Trino lowercases them)";
+  }
+
+  // What an object's entry refers to outside itself (its owner and tags) is checked again: the
+  // entry is the same text, the users and classifications it names may not be.
+  void take_object(const Object& o, std::size_t i, Snapshot& s) {
+    const auto path = [i] { return index_path("objects", i); };
+    const std::string name = o.name.str();
+    if (!objects_by_lower_.insert(lower(name)).second) {
+      errors_.push_back({key_path(path(), "name"), duplicate_object(name)});
+      return;
+    }
+    if (o.owner && !users_.count(*o.owner))
+      errors_.push_back({key_path(path(), "owner"), "unknown user " + quote(*o.owner)});
+    for (const std::string& t : o.tags) {
+      if (!tags_.count(t)) errors_.push_back({key_path(path(), "tags"), "unknown classification " + quote(t)});
+    }
+    for (std::size_t c = 0; c < o.columns.size(); ++c) {
+      for (const std::string& t : o.columns[c].tags) {
+        if (!tags_.count(t))
+          errors_.push_back({index_path(key_path(path(), "columns"), c), "unknown classification " + quote(t)});
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> deps;
+    for (std::size_t k = 0; k < o.depends_on.size(); ++k)
+      deps.emplace_back(o.depends_on[k], index_path(key_path(path(), "depends_on"), k));
+    s.objects.push_back(o);
+    object_index_[name] = s.objects.size() - 1;
+    dep_lists_.push_back(std::move(deps));
+  }
+
+  void read_object(JsonValue item, std::size_t i, Snapshot& s) {
+    std::vector<std::pair<std::string, std::string>> deps;  // (name, path)
+    {
       EntryReader e(item, "objects", i, errors_,
                     {"name", "kind", "owner", "domain", "view_security", "depends_on", "tags", "columns"});
-      deps.emplace_back();
-      if (!e.is_mapping()) continue;
+      if (!e.is_mapping()) return;
       Object o;
       auto name = e.string("name", true);
-      if (!name) continue;
+      if (!name) return;
       auto qn = parse_object_name(*name, e, "name", false);
-      if (!qn) continue;
+      if (!qn) return;
       o.name = *qn;
-      if (!by_lower.insert(lower(*name)).second) {
-        e.error(e.path("name"), "duplicate object " + quote(*name) +
-                                    " (object names are compared case-insensitively: Trino lowercases them)");
-        continue;
+      if (!objects_by_lower_.insert(lower(*name)).second) {
+        e.error(e.path("name"), duplicate_object(*name));
+        return;
       }
       const std::string kind = e.string("kind", false).value_or("table");
       if (kind == "table") {
@@ -320,7 +444,7 @@ class SnapshotValidator {
             e.error(p, "duplicate dependency " + quote(dep));
             continue;
           }
-          deps.back().emplace_back(dep, p);
+          deps.emplace_back(dep, p);
           o.depends_on.push_back(dep);
         }
       }
@@ -358,9 +482,8 @@ class SnapshotValidator {
       }
       s.objects.push_back(std::move(o));
       object_index_[*name] = s.objects.size() - 1;
-      dep_lists_.push_back(std::move(deps.back()));
+      dep_lists_.push_back(std::move(deps));
     }
-    resolve_dependencies(s);
   }
 
   std::vector<std::string> read_tags(EntryReader& e, std::string_view key) {
@@ -529,22 +652,30 @@ class SnapshotValidator {
   std::unordered_set<std::string> roles_, users_, tags_;
   std::unordered_map<std::string, std::size_t> object_index_;
   std::unordered_map<std::string, bool> type_names_;  // column type -> type-shaped (few distinct types)
+  std::unordered_set<std::string> objects_by_lower_;
+  std::optional<AssignmentSet> assignments_;
+  const ReusePlan* plan_ = nullptr;
   std::vector<std::vector<std::pair<std::string, std::string>>> dep_lists_;
 };
 
 }  // namespace
 
-SnapshotLoad parse_snapshot(std::string_view text) {
+SnapshotLoad validate_snapshot(JsonValue doc, const ReusePlan* plan) {
   SnapshotLoad out;
+  SnapshotValidator validator(out.errors, plan);
+  Snapshot s = validator.run(doc);
+  if (out.errors.empty()) out.snapshot = std::move(s);
+  return out;
+}
+
+SnapshotLoad parse_snapshot(std::string_view text) {
   DocumentParse doc = parse_document(text);
   if (!doc.errors.empty()) {
+    SnapshotLoad out;
     for (auto& [path, message] : doc.errors) out.errors.push_back({path, message});
     return out;
   }
-  SnapshotValidator validator(out.errors);
-  Snapshot s = validator.run(doc.value());
-  if (out.errors.empty()) out.snapshot = std::move(s);
-  return out;
+  return validate_snapshot(doc.value(), nullptr);
 }
 
 SnapshotLoad load_snapshot_file(const std::string& path) {

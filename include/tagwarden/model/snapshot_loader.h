@@ -1,0 +1,53 @@
+#pragma once
+// Loading one snapshot after another, as the daemon does after each webhook. Most of a new
+// snapshot is the last one's text: an entry of users, role_assignments or objects whose text is
+// byte for byte an entry of the last valid snapshot is taken as it was read then, and checked
+// again only for what it refers to outside itself (names it must not duplicate, the users,
+// roles and classifications it names). Everything else is read as parse_snapshot() reads it.
+//
+// The outcome is always parse_snapshot()'s for the same text: the same Snapshot, and on any
+// error the text is read again by parse_snapshot(), whose errors (all of them, in document
+// order) are the ones returned.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "tagwarden/model/load.h"
+
+namespace tw {
+
+class SnapshotLoader {
+ public:
+  struct Result {
+    std::shared_ptr<const Snapshot> snapshot;  ///< null when errors is not empty
+    std::vector<ValidationError> errors;
+    bool incremental = false;       ///< read against the last valid snapshot
+    std::size_t reused_entries = 0;  ///< entries taken from the last valid snapshot
+    std::size_t read_entries = 0;    ///< entries of users, role_assignments and objects read afresh
+  };
+
+  SnapshotLoader();
+  ~SnapshotLoader();
+  SnapshotLoader(const SnapshotLoader&) = delete;
+  SnapshotLoader& operator=(const SnapshotLoader&) = delete;
+
+  /// The last valid snapshot stays the base when `text` is invalid.
+  Result load(std::string_view text);
+  /// Forgets the last valid snapshot: the next text is read whole.
+  void reset();
+
+ private:
+  struct Layout;
+  struct Base;
+  Result read_against_base(const Layout& layout);
+  void remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot);
+
+  struct Reader;
+  std::unique_ptr<Reader> reader_;  ///< simdjson's On-Demand parser, kept for its buffers
+  std::unique_ptr<Base> base_;
+};
+
+}  // namespace tw

@@ -1,0 +1,226 @@
+#include "tagwarden/model/snapshot_loader.h"
+
+#include <simdjson.h>
+
+#include <array>
+#include <optional>
+
+#include "snapshot_reuse.h"
+#include "tagwarden/model/document.h"
+
+namespace tw {
+
+namespace {
+
+constexpr std::array<std::string_view, 9> kTopKeys = {
+    "version", "generated_at", "users", "roles", "role_assignments", "classifications", "objects", "grants", "policies"};
+// The lists whose entries are matched against the last valid snapshot, by index into Layout::entries.
+constexpr std::array<std::string_view, 3> kEntryLists = {"users", "role_assignments", "objects"};
+
+int entry_list(std::string_view key) {
+  for (std::size_t i = 0; i < kEntryLists.size(); ++i) {
+    if (kEntryLists[i] == key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+// Where a JSON snapshot's parts are in its text, found by simdjson's On-Demand reader, which does
+// not validate what it skips: every byte is still judged, either as an entry byte for byte equal
+// to one the full reader accepted, or by the full reader (the skeleton and the fresh entries).
+struct SnapshotLoader::Layout {
+  const char* base = nullptr;
+  /// The top-level members in document order: (key, raw value); the value is empty for the entry lists.
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
+};
+
+struct SnapshotLoader::Base {
+  std::string text;  ///< the last valid snapshot's text, padded for simdjson
+  std::shared_ptr<const Snapshot> snapshot;
+  /// Per entry list: entry text (in `text`) -> its index in the snapshot's list.
+  std::array<std::unordered_map<std::string_view, std::size_t>, kEntryLists.size()> index;
+};
+
+struct SnapshotLoader::Reader {
+  simdjson::ondemand::parser parser;
+};
+
+SnapshotLoader::SnapshotLoader() : reader_(std::make_unique<Reader>()) {}
+SnapshotLoader::~SnapshotLoader() = default;
+
+namespace {
+
+// nullopt for anything the full reader is left to judge (and to explain): YAML, a NUL byte, a
+// top level that is not a mapping of known keys each given once, an entry list that is not a
+// list of mappings, text after the document.
+std::optional<std::vector<std::pair<std::string_view, std::string_view>>> top_members(
+    simdjson::ondemand::parser& parser, const std::string& padded,
+    std::array<std::vector<std::string_view>, kEntryLists.size()>& entries) {
+  namespace od = simdjson::ondemand;
+  if (padded.find('\0') != std::string::npos) return std::nullopt;
+  const std::size_t first = padded.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || padded[first] != '{') return std::nullopt;
+  od::document doc;
+  if (parser.iterate(padded.data(), padded.size(), padded.capacity()).get(doc)) return std::nullopt;
+  od::object root;
+  if (doc.get_object().get(root)) return std::nullopt;
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  std::array<bool, kTopKeys.size()> seen{};
+  for (auto member : root) {
+    od::field field;
+    if (std::move(member).get(field)) return std::nullopt;
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return std::nullopt;
+    std::size_t k = 0;
+    while (k < kTopKeys.size() && kTopKeys[k] != key) ++k;
+    if (k == kTopKeys.size() || seen[k]) return std::nullopt;
+    seen[k] = true;
+    key = kTopKeys[k];  // unescaped_key() points into the parser's buffer
+    od::value value = field.value();
+    if (const int list = entry_list(key); list >= 0) {
+      od::array array;
+      if (value.get_array().get(array)) return std::nullopt;
+      auto& out = entries[static_cast<std::size_t>(list)];
+      for (auto element : array) {
+        od::object entry;
+        std::string_view raw;
+        if (element.get_object().get(entry) || entry.raw_json().get(raw)) return std::nullopt;
+        out.push_back(raw);
+      }
+      members.emplace_back(key, std::string_view());
+      continue;
+    }
+    od::json_type type;
+    if (value.type().get(type)) return std::nullopt;
+    std::string_view raw;
+    if (type == od::json_type::object) {
+      od::object o;
+      if (value.get_object().get(o) || o.raw_json().get(raw)) return std::nullopt;
+    } else if (type == od::json_type::array) {
+      od::array a;
+      if (value.get_array().get(a) || a.raw_json().get(raw)) return std::nullopt;
+    } else {
+      raw = value.raw_json_token();
+    }
+    members.emplace_back(key, raw);
+  }
+  // Past the document, only blanks: a location inside the text is something after the mapping.
+  const char* after = nullptr;
+  if (!doc.current_location().get(after)) return std::nullopt;
+  return members;
+}
+
+}  // namespace
+
+SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
+  std::string padded;
+  padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  padded.assign(text);
+  Layout layout;
+  std::optional<Layout> found;
+  if (auto members = top_members(reader_->parser, padded, layout.entries)) {
+    layout.base = padded.data();
+    layout.members = std::move(*members);
+    found = std::move(layout);
+  }
+  if (base_ && found) {
+    Result r = read_against_base(found.value());
+    if (r.snapshot) {
+      remember(std::move(padded), &*found, r.snapshot);
+      return r;
+    }
+  }
+  Result r;
+  SnapshotLoad full = parse_snapshot(text);
+  if (!full.snapshot) {
+    r.errors = std::move(full.errors);
+    return r;
+  }
+  r.snapshot = std::make_shared<const Snapshot>(std::move(*full.snapshot));
+  r.read_entries = r.snapshot->users.size() + r.snapshot->role_assignments.size() + r.snapshot->objects.size();
+  remember(std::move(padded), found ? &*found : nullptr, r.snapshot);
+  return r;
+}
+
+void SnapshotLoader::reset() { base_.reset(); }
+
+SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
+  Result r;
+  ReusePlan plan;
+  plan.previous = base_->snapshot.get();
+  std::array<ReusePlan::Section*, kEntryLists.size()> sections = {&plan.users, &plan.role_assignments, &plan.objects};
+  std::array<std::string, kEntryLists.size()> fresh_text;
+  std::string skeleton = "{";
+  for (const auto& [key, raw] : layout.members) {
+    if (skeleton.size() > 1) skeleton += ',';
+    skeleton += '"';
+    skeleton += key;
+    skeleton += "\":";
+    const int list = entry_list(key);
+    if (list < 0) {
+      skeleton += raw;
+      continue;
+    }
+    skeleton += "[]";
+    const auto l = static_cast<std::size_t>(list);
+    ReusePlan::Section& section = *sections[l];
+    section.slots.reserve(layout.entries[l].size());
+    for (const std::string_view entry : layout.entries[l]) {
+      if (auto it = base_->index[l].find(entry); it != base_->index[l].end()) {
+        section.slots.push_back(it->second);
+        ++r.reused_entries;
+      } else {
+        section.slots.push_back(ReusePlan::kFresh);
+        fresh_text[l] += fresh_text[l].empty() ? '[' : ',';
+        fresh_text[l] += entry;
+        ++r.read_entries;
+      }
+    }
+  }
+  skeleton += '}';
+  const DocumentParse doc = parse_document(skeleton);
+  if (!doc.errors.empty()) return {};
+  std::array<DocumentParse, kEntryLists.size()> fresh;
+  for (std::size_t l = 0; l < kEntryLists.size(); ++l) {
+    if (fresh_text[l].empty()) continue;
+    fresh_text[l] += ']';
+    fresh[l] = parse_document(fresh_text[l]);
+    if (!fresh[l].errors.empty()) return {};
+    sections[l]->fresh = fresh[l].value();
+  }
+  SnapshotLoad loaded = validate_snapshot(doc.value(), &plan);
+  if (!loaded.snapshot) return {};
+  r.snapshot = std::make_shared<const Snapshot>(std::move(*loaded.snapshot));
+  r.incremental = true;
+  return r;
+}
+
+void SnapshotLoader::remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot) {
+  if (!layout) {
+    base_.reset();  // not JSON the reader can lay out: the next text is read whole
+    return;
+  }
+  auto base = std::make_unique<Base>();
+  base->text = std::move(padded);
+  base->snapshot = std::move(snapshot);
+  const std::array<std::size_t, kEntryLists.size()> sizes = {
+      base->snapshot->users.size(), base->snapshot->role_assignments.size(), base->snapshot->objects.size()};
+  for (std::size_t l = 0; l < kEntryLists.size(); ++l) {
+    const auto& entries = layout->entries[l];
+    if (entries.size() != sizes[l]) {  // each entry is one value of a valid snapshot; never expected
+      base_.reset();
+      return;
+    }
+    base->index[l].reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      // The text moved with the string; the entry is at the same offset.
+      const std::string_view entry(base->text.data() + (entries[i].data() - layout->base), entries[i].size());
+      base->index[l].emplace(entry, i);
+    }
+  }
+  base_ = std::move(base);
+}
+
+}  // namespace tw

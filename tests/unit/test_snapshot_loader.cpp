@@ -1,0 +1,274 @@
+// The daemon's incremental snapshot reader must be indistinguishable from reading the whole text:
+// for random snapshots and random changes, valid or not, SnapshotLoader::load() gives the Snapshot
+// parse_snapshot() gives, or exactly its errors; and it reuses the entries the change left alone.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "tagwarden/model/load.h"
+#include "tagwarden/model/snapshot_loader.h"
+
+namespace {
+
+using nlohmann::json;
+
+struct World {
+  std::mt19937 rng;
+  explicit World(unsigned seed) : rng(seed) {}
+  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
+  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+
+  json snapshot() {
+    json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", json::array()}};
+    for (int u = 0; u < 12; ++u) {
+      json user = {{"name", u == 3 ? "o'hare" : "user" + std::to_string(u)}};
+      if (coin(0.5)) user["attributes"] = {{"region", coin() ? "EU" : "US"}};
+      if (coin(0.3)) user["groups"] = {"g" + std::to_string(pick(2))};
+      s["users"].push_back(user);
+    }
+    for (int r = 0; r < 5; ++r) s["roles"].push_back("role" + std::to_string(r));
+    for (int i = 0; i < 20; ++i) {
+      json a = {{"role", "role" + std::to_string(i % 5)}};
+      if (i % 7 == 6) {
+        a["group"] = "g" + std::to_string(i % 2);
+      } else {
+        a["user"] = "user" + std::to_string(i % 12 == 3 ? 11 : i % 12);
+      }
+      if (i % 4 == 0) a["expires_at"] = "2027-0" + std::to_string(1 + i % 9) + "-01T00:00:00Z";
+      s["role_assignments"].push_back(a);
+    }
+    for (int t = 0; t < 6; ++t) {
+      json c = {{"name", "tag" + std::to_string(t)}};
+      if (t < 4) c["clearance"] = {{{"type", "role"}, {"name", "role" + std::to_string(t)}}};
+      s["classifications"].push_back(c);
+    }
+    for (int o = 0; o < 14; ++o) {
+      json obj = {{"name", "cat" + std::to_string(o % 2) + ".s.t" + std::to_string(o)}};
+      if (o >= 12) {
+        obj["kind"] = "view";
+        obj["depends_on"] = {"cat0.s.t" + std::to_string(2 * (o - 12))};
+      }
+      if (coin(0.3)) obj["owner"] = s["users"][pick(12)]["name"];
+      if (coin(0.2)) obj["tags"] = {"tag" + std::to_string(pick(6))};
+      for (int c = 0; c < 3; ++c) {
+        json col = {{"name", "c" + std::to_string(c)}};
+        if (coin(0.3)) col["tags"] = {"tag" + std::to_string(pick(6))};
+        obj["columns"].push_back(col);
+      }
+      s["objects"].push_back(obj);
+    }
+    s["grants"] = {{{"principal", {{"role", "role1"}}}, {"object", "cat0.*.*"}, {"privileges", {"SELECT"}}},
+                   {{"principal", {{"user", "user2"}}}, {"object", "cat1.s.t1"}, {"privileges", {"SELECT"}}}};
+    s["policies"] = {{{"name", "mask_tag4"},
+                      {"type", "column_mask"},
+                      {"mask", "partial"},
+                      {"visible_chars", 2},
+                      {"scope", {{"tag", "tag4"}}},
+                      {"exempt", {{"roles", {"role0"}}}}}};
+    return s;
+  }
+
+  json& any(json& list) { return list[pick(list.size())]; }
+
+  // One change, valid or not, of the kind a governance tool makes or gets wrong. Returns the text.
+  std::string change(json s) {
+    std::string tail;  // text after the document
+    switch (pick(16)) {
+      case 0:  // a tag on a column, known or not
+        any(any(s["objects"])["columns"])["tags"] = {coin(0.8) ? "tag" + std::to_string(pick(6)) : "nope"};
+        break;
+      case 1:  // a user goes, perhaps one an assignment or an owner names
+        s["users"].erase(pick(s["users"].size()));
+        break;
+      case 2:  // an object twice, or its name in other case
+        if (coin()) {
+          s["objects"].push_back(any(s["objects"]));
+        } else {
+          json o = any(s["objects"]);
+          std::string n = o["name"];
+          for (char& ch : n) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          o["name"] = n;
+          s["objects"].push_back(o);
+        }
+        break;
+      case 3: {  // the same assignment again, spelled otherwise
+        json a = any(s["role_assignments"]);
+        a["expires_at"] = "2030-01-01T00:00:00Z";
+        s["role_assignments"].push_back(a);
+        break;
+      }
+      case 4:  // a classification goes that reused entries may carry
+        s["classifications"].erase(pick(s["classifications"].size()));
+        break;
+      case 5:  // a role goes that reused assignments may name
+        s["roles"].erase(pick(s["roles"].size()));
+        break;
+      case 6:  // entries reordered
+        std::shuffle(s["objects"].begin(), s["objects"].end(), rng);
+        std::shuffle(s["role_assignments"].begin(), s["role_assignments"].end(), rng);
+        break;
+      case 7:  // a view's base goes, or a cycle appears
+        if (coin()) {
+          s["objects"].erase(pick(12));
+        } else {
+          s["objects"][0]["kind"] = "view";
+          s["objects"][0]["depends_on"] = {"cat0.s.t12"};
+        }
+        break;
+      case 8:  // text after the document
+        tail = coin() ? " x" : "{}";
+        break;
+      case 9:  // an unknown top-level key
+        s["extra"] = 1;
+        break;
+      case 10:  // an entry that is not a mapping, or an unknown key in one
+        if (coin()) {
+          any(s["users"]) = "user99";
+        } else {
+          any(s["objects"])["colour"] = "red";
+        }
+        break;
+      case 11:  // a new user and an assignment for it
+        s["users"].push_back({{"name", "newcomer"}});
+        s["role_assignments"].push_back({{"role", "role2"}, {"user", "newcomer"}});
+        break;
+      case 12:  // the snapshot's own fields
+        if (coin()) {
+          s["version"] = 2;
+        } else {
+          s["generated_at"] = "yesterday";
+        }
+        break;
+      case 13:  // a grant on an object that goes
+        s["grants"].push_back({{"principal", {{"role", "role0"}}}, {"object", "cat1.s.t3"}, {"privileges", {"SELECT"}}});
+        if (coin()) s["objects"].erase(3);
+        break;
+      case 14:  // a policy naming a tag that goes
+        s["policies"][0]["scope"]["tag"] = "tag" + std::to_string(pick(6));
+        if (coin()) s["classifications"].erase(pick(s["classifications"].size()));
+        break;
+      default:  // a user's attributes
+        any(s["users"])["attributes"] = {{"region", coin() ? json("APAC") : json(nullptr)}};
+        break;
+    }
+    return s.dump() + tail;
+  }
+};
+
+std::vector<std::string> texts(const std::vector<tw::ValidationError>& errors) {
+  std::vector<std::string> out;
+  for (const auto& e : errors) out.push_back(e.str());
+  return out;
+}
+
+void same_snapshot(const tw::Snapshot& a, const tw::Snapshot& b) {
+  CHECK(a.version == b.version);
+  CHECK(a.generated_at == b.generated_at);
+  CHECK(a.users == b.users);
+  CHECK(a.roles == b.roles);
+  CHECK(a.role_assignments == b.role_assignments);
+  CHECK(a.classifications == b.classifications);
+  CHECK(a.objects == b.objects);
+  CHECK(a.grants == b.grants);
+  CHECK(a.policies == b.policies);
+}
+
+}  // namespace
+
+TEST_CASE("the incremental snapshot reader reads what parse_snapshot reads", "[load][incremental]") {
+  std::size_t valid = 0, invalid = 0, reused = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    World w(seed);
+    const json base = w.snapshot();
+    tw::SnapshotLoader loader;
+    const auto first = loader.load(base.dump());
+    if (!first.snapshot) FAIL(texts(first.errors).front());
+    REQUIRE(first.snapshot);
+    CHECK_FALSE(first.incremental);
+    for (int step = 0; step < 12; ++step) {
+      // Each step changes the first snapshot; the loader reads it against the last valid text.
+      const std::string text = w.change(base);
+      INFO("seed " << seed << " step " << step << ": " << text);
+      const auto got = loader.load(text);
+      const tw::SnapshotLoad want = tw::parse_snapshot(text);
+      REQUIRE(texts(got.errors) == texts(want.errors));
+      REQUIRE(bool(got.snapshot) == bool(want.snapshot));
+      if (!want.snapshot) {
+        ++invalid;
+        continue;
+      }
+      ++valid;
+      same_snapshot(*got.snapshot, *want.snapshot);
+      CHECK(got.incremental);
+      reused += got.reused_entries;
+    }
+  }
+  CHECK(valid > 100);
+  CHECK(invalid > 100);
+  CHECK(reused > 0);
+}
+
+TEST_CASE("an invalid text leaves the last valid snapshot as the base", "[load][incremental]") {
+  World w(7);
+  json s = w.snapshot();
+  tw::SnapshotLoader loader;
+  REQUIRE(loader.load(s.dump()).snapshot);
+  REQUIRE_FALSE(loader.load("{\"version\": 1, \"users\": [}").snapshot);
+  s["objects"][0]["columns"][0]["tags"] = {"tag0"};
+  const auto next = loader.load(s.dump());
+  REQUIRE(next.snapshot);
+  CHECK(next.incremental);
+  CHECK(next.read_entries == 1);  // the changed object
+  CHECK(next.reused_entries == s["users"].size() + s["role_assignments"].size() + s["objects"].size() - 1);
+}
+
+TEST_CASE("a reused entry is checked again against what it names", "[load][incremental]") {
+  World w(3);
+  json s = w.snapshot();
+  s["objects"][0]["columns"][0]["tags"] = {"tag5"};
+  s["role_assignments"][0] = {{"role", "role4"}, {"user", "user10"}};
+  tw::SnapshotLoader loader;
+  REQUIRE(loader.load(s.dump()).snapshot);
+
+  json no_tag = s;
+  no_tag["classifications"].erase(5);  // tag5
+  const auto a = loader.load(no_tag.dump());
+  REQUIRE_FALSE(a.snapshot);
+  CHECK(texts(a.errors) == texts(tw::parse_snapshot(no_tag.dump()).errors));
+  CHECK(texts(a.errors).front() == "objects[0].columns[0].tags[0]: unknown classification \"tag5\"");
+
+  json no_role = s;
+  no_role["roles"].erase(4);
+  const auto b = loader.load(no_role.dump());
+  REQUIRE_FALSE(b.snapshot);
+  CHECK(texts(b.errors).front() == "role_assignments[0].role: unknown role \"role4\"");
+
+  json no_user = s;
+  no_user["users"].erase(10);
+  const auto c = loader.load(no_user.dump());
+  REQUIRE_FALSE(c.snapshot);
+  CHECK(texts(c.errors) == texts(tw::parse_snapshot(no_user.dump()).errors));
+}
+
+TEST_CASE("YAML and text the layout reader leaves alone are read whole", "[load][incremental]") {
+  tw::SnapshotLoader loader;
+  const std::string yaml = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\nusers: [{name: a}]\n";
+  const auto y = loader.load(yaml);
+  REQUIRE(y.snapshot);
+  CHECK_FALSE(y.incremental);
+  const auto again = loader.load(yaml);
+  REQUIRE(again.snapshot);
+  CHECK_FALSE(again.incremental);
+  const std::string json_text = R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})";
+  REQUIRE(loader.load(json_text).snapshot);
+  const auto dup = loader.load(R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})");
+  REQUIRE_FALSE(dup.snapshot);
+  CHECK(texts(dup.errors) == texts(tw::parse_snapshot(
+                                 R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})")
+                                      .errors));
+  const std::string nul = std::string(R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})") +
+                          std::string(1, '\0') + "garbage";
+  CHECK_FALSE(loader.load(nul).snapshot);
+}
