@@ -175,7 +175,7 @@ class Daemon {
   mutable std::mutex mu_;  // guards everything below except published_
   Config config_;
   std::shared_ptr<SnapshotSource> source_;  ///< used by the loop thread only; swapped under mu_
-  SnapshotLoader snapshot_loader_;           ///< used by the loop thread only
+  SnapshotLoader snapshot_loader_;          ///< used by the loop thread only
   StateStore store_;
   std::map<std::string, ProfileState> profiles_;
   std::shared_ptr<const Snapshot> snapshot_;  ///< last valid snapshot

@@ -84,9 +84,9 @@ class SnapshotValidator {
 
   void read_users(EntryReader& top, Snapshot& s) {
     if (plan_) {
-      take_section(plan_->users, plan_->previous->users, s.users,
-                   [&](JsonValue item, std::size_t i) { read_user(item, i, s); },
-                   [&](const User& u, std::size_t i) { take_user(u, i, s); });
+      take_section(
+          plan_->users, plan_->previous->users, s.users, [&](JsonValue item, std::size_t i) { read_user(item, i, s); },
+          [&](const User& u, std::size_t i) { take_user(u, i, s); });
       return;
     }
     const std::optional<JsonValue> list = top.array("users", false);
@@ -98,8 +98,8 @@ class SnapshotValidator {
   // Entries of the last valid snapshot, byte for byte the same text, are taken as they were read
   // then; the rest are read from the plan's fresh list. Both go in document order.
   template <typename T, typename Read, typename Take>
-  void take_section(const ReusePlan::Section& section, const std::vector<T>& previous, std::vector<T>& out,
-                    Read read, Take take) {
+  void take_section(const ReusePlan::Section& section, const std::vector<T>& previous, std::vector<T>& out, Read read,
+                    Take take) {
     out.reserve(section.slots.size());
     std::vector<JsonValue> fresh;
     if (section.fresh) {
@@ -217,9 +217,10 @@ class SnapshotValidator {
     assignments_.emplace(0, same, same);
     if (plan_) {
       assignments_->reserve(plan_->role_assignments.slots.size());
-      take_section(plan_->role_assignments, plan_->previous->role_assignments, s.role_assignments,
-                   [&](JsonValue item, std::size_t i) { read_assignment(item, i, s); },
-                   [&](const RoleAssignment& a, std::size_t i) { take_assignment(a, i, s); });
+      take_section(
+          plan_->role_assignments, plan_->previous->role_assignments, s.role_assignments,
+          [&](JsonValue item, std::size_t i) { read_assignment(item, i, s); },
+          [&](const RoleAssignment& a, std::size_t i) { take_assignment(a, i, s); });
       return;
     }
     const std::optional<JsonValue> list = top.array("role_assignments", false);
@@ -337,9 +338,10 @@ class SnapshotValidator {
 
   void read_objects(EntryReader& top, Snapshot& s) {
     if (plan_) {
-      take_section(plan_->objects, plan_->previous->objects, s.objects,
-                   [&](JsonValue item, std::size_t i) { read_object(item, i, s); },
-                   [&](const Object& o, std::size_t i) { take_object(o, i, s); });
+      take_section(
+          plan_->objects, plan_->previous->objects, s.objects,
+          [&](JsonValue item, std::size_t i) { read_object(item, i, s); },
+          [&](const Object& o, std::size_t i) { take_object(o, i, s); });
     } else if (const std::optional<JsonValue> list = top.array("objects", false)) {
       s.objects.reserve(list->size());
       for (const auto [i, item] : list->indexed()) read_object(item, i, s);
@@ -348,8 +350,7 @@ class SnapshotValidator {
   }
 
   std::string duplicate_object(const std::string& name) {
-    return "duplicate object " + quote(name) +
-           " (object names are compared case-insensitively: Trino lowercases them)";
+    return "duplicate object " + quote(name) + " (object names are compared case-insensitively: Trino lowercases them)";
   }
 
   // What an object's entry refers to outside itself (its owner and tags) is checked again: the

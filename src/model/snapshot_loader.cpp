@@ -12,8 +12,9 @@ namespace tw {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kTopKeys = {
-    "version", "generated_at", "users", "roles", "role_assignments", "classifications", "objects", "grants", "policies"};
+constexpr std::array<std::string_view, 9> kTopKeys = {"version", "generated_at",     "users",
+                                                      "roles",   "role_assignments", "classifications",
+                                                      "objects", "grants",           "policies"};
 // The lists whose entries are matched against the last valid snapshot, by index into Layout::entries.
 constexpr std::array<std::string_view, 3> kEntryLists = {"users", "role_assignments", "objects"};
 
@@ -87,6 +88,9 @@ std::optional<std::vector<std::pair<std::string_view, std::string_view>>> top_me
         od::object entry;
         std::string_view raw;
         if (element.get_object().get(entry) || entry.raw_json().get(raw)) return std::nullopt;
+        // The span runs to the next token: blanks after the last entry are not part of it.
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+          raw.remove_suffix(1);
         out.push_back(raw);
       }
       members.emplace_back(key, std::string_view());

@@ -814,6 +814,75 @@ def webhook_answers_after_its_recompile(c: Ctx):
     raise AssertionError("no conclusive attempt")
 
 
+def json_snapshot(steward_holders: list, classified: bool = True) -> str:
+    """A small JSON snapshot (the daemon reads JSON entry by entry against the last valid one):
+    customers.email is PII, gated by the role steward."""
+    s = {
+        "version": 1, "generated_at": "2026-11-30T12:00:00Z",
+        "users": [{"name": n} for n in ("ana", "ben", "cleo", "etl_svc")],
+        "roles": ["analyst", "steward"],
+        "role_assignments": [{"role": "analyst", "user": n} for n in ("ana", "ben", "cleo")]
+                            + [{"role": "steward", "user": n} for n in steward_holders],
+        "classifications": [{"name": "PII", "clearance": [{"type": "role", "name": "steward"}]}] if classified else [],
+        "objects": [{"name": "demo_warehouse.sales.customers", "owner": "etl_svc",
+                     "columns": [{"name": "id", "type": "bigint"}, {"name": "email", "tags": ["PII"]}]},
+                    {"name": "demo_warehouse.sales.orders", "owner": "etl_svc",
+                     "columns": [{"name": "id", "type": "bigint"}, {"name": "amount", "type": "double"}]}],
+        "grants": [{"principal": {"role": "analyst"}, "object": "demo_warehouse.sales.*", "privileges": ["SELECT"]}],
+    }
+    return json.dumps(s, indent=1)
+
+
+def email_refused_to(doc: dict, user: str) -> bool:
+    """Whether a rule matching `user` on customers restricts the email column (first match wins)."""
+    for rule in doc.get("tables", []):
+        if rule.get("table") not in (None, "customers") and not re.fullmatch(rule["table"], "customers"):
+            continue
+        if "user" in rule and not re.fullmatch(rule["user"], user):
+            continue
+        if "catalog" in rule and not re.fullmatch(rule["catalog"], "demo_warehouse"):
+            continue
+        if "schema" in rule and not re.fullmatch(rule["schema"], "sales"):
+            continue
+        return any(c.get("name") == "email" and c.get("allow") is False for c in rule.get("columns", []))
+    return True
+
+
+@test
+def json_snapshot_read_entry_by_entry_against_the_last_valid_one(c: Ctx):
+    d = c.daemon(snapshot=json_snapshot(["ana"])).start()
+    d.wait_ready()
+    check(email_refused_to(d.rules().json(), "ben"), "ben (not a steward) reads email before the change")
+
+    # ben becomes a steward: one new entry, the rest taken from the last snapshot.
+    d.snapshot_path.write_text(json_snapshot(["ana", "ben"]))
+    r = d.webhook(b'{"n":1}')
+    eq(r.status, 200, "webhook status")
+    o = r.json()
+    if o["source"] == "changed":  # else the file watcher's pass read it first (its log line says the same)
+        eq(o["parse"], {"incremental": True, "reused_entries": 10, "read_entries": 1}, "parse of one new assignment")
+    check(not email_refused_to(d.rules().json(), "ben"), "ben (now a steward) is refused email after the change")
+    good_etag = d.rules().headers["etag"]
+
+    # PII goes while the object entry that carries it stays byte for byte the same: the reused
+    # entry is checked again, the snapshot refused with the full read's error, the last good kept.
+    d.snapshot_path.write_text(json_snapshot(["ana", "ben"], classified=False))
+    r = d.webhook(b'{"n":2}')
+    eq(r.status, 422, "webhook status for a snapshot naming a classification it no longer has")
+    errors = r.json().get("snapshot_errors") or d.status().get("source", {}).get("snapshot_errors", [])
+    check(any('objects[0].columns[1].tags[0]: unknown classification "PII"' in e for e in errors),
+          f"the error names the reused entry's path: {r.json()}")
+    eq(d.rules().headers["etag"], good_etag, "served rules after the refused snapshot")
+
+    # Back to the last valid text: every entry is reused.
+    d.snapshot_path.write_text(json_snapshot(["ana", "ben"]))
+    r = d.webhook(b'{"n":3}')
+    eq(r.status, 200, "webhook status")
+    if r.json()["source"] == "changed":
+        eq(r.json()["parse"], {"incremental": True, "reused_entries": 11, "read_entries": 0}, "parse of the same text")
+    eq(d.rules().headers["etag"], good_etag, "served rules for the same snapshot")
+
+
 class SnapshotServer:
     """A loopback HTTP server for `source: {url: ...}`; `delay` seconds before each answer."""
 

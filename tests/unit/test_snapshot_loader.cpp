@@ -142,7 +142,8 @@ struct World {
         }
         break;
       case 13:  // a grant on an object that goes
-        s["grants"].push_back({{"principal", {{"role", "role0"}}}, {"object", "cat1.s.t3"}, {"privileges", {"SELECT"}}});
+        s["grants"].push_back(
+            {{"principal", {{"role", "role0"}}}, {"object", "cat1.s.t3"}, {"privileges", {"SELECT"}}});
         if (coin()) s["objects"].erase(3);
         break;
       case 14:  // a policy naming a tag that goes
@@ -263,11 +264,13 @@ TEST_CASE("YAML and text the layout reader leaves alone are read whole", "[load]
   CHECK_FALSE(again.incremental);
   const std::string json_text = R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})";
   REQUIRE(loader.load(json_text).snapshot);
-  const auto dup = loader.load(R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})");
+  const auto dup =
+      loader.load(R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})");
   REQUIRE_FALSE(dup.snapshot);
-  CHECK(texts(dup.errors) == texts(tw::parse_snapshot(
-                                 R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})")
-                                      .errors));
+  CHECK(texts(dup.errors) ==
+        texts(tw::parse_snapshot(
+                  R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})")
+                  .errors));
   const std::string nul = std::string(R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})") +
                           std::string(1, '\0') + "garbage";
   CHECK_FALSE(loader.load(nul).snapshot);

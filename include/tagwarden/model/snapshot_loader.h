@@ -24,7 +24,7 @@ class SnapshotLoader {
   struct Result {
     std::shared_ptr<const Snapshot> snapshot;  ///< null when errors is not empty
     std::vector<ValidationError> errors;
-    bool incremental = false;       ///< read against the last valid snapshot
+    bool incremental = false;        ///< read against the last valid snapshot
     std::size_t reused_entries = 0;  ///< entries taken from the last valid snapshot
     std::size_t read_entries = 0;    ///< entries of users, role_assignments and objects read afresh
   };
