@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
 
 namespace tw {
 
@@ -30,28 +32,44 @@ PolicyKeys policy_keys(const Model& model) {
     }
     return false;
   };
+  // The key is text with every field length-prefixed (two users share a key exactly when every
+  // field is equal); attribute values are JSON, so 1 and 1.0 stay apart as the filters see them.
   std::map<std::string, std::size_t> ids;
   out.of_user.resize(s.users.size());
+  std::string key;
+  const auto add = [&key](std::string_view field) {
+    key += std::to_string(field.size());
+    key += ':';
+    key += field;
+  };
   for (std::size_t u = 0; u < s.users.size(); ++u) {
-    nlohmann::json key = nlohmann::json::array();
+    key.clear();
+    const User& user = s.users[u];
     for (std::size_t i = 0; i < s.policies.size(); ++i) {
       const Policy& p = s.policies[i];
-      key.push_back(p.applies_to.empty() || holds(u, p.applies_to, model.any_roles[u]));
-      key.push_back(!p.exempt.empty() && holds(u, p.exempt, model.direct_roles[u]));
+      key += p.applies_to.empty() || holds(u, p.applies_to, model.any_roles[u]) ? '1' : '0';
+      key += !p.exempt.empty() && holds(u, p.exempt, model.direct_roles[u]) ? '1' : '0';
       for (const auto& r : refs[i]) {
-        const User& user = s.users[u];
         if (r == "name") {
-          key.push_back(user.name);
+          key += 'n';
+          add(user.name);
         } else if (r == "roles") {
-          key.push_back(model.direct_roles[u]);
+          key += 'r';
+          key += std::to_string(model.direct_roles[u].size());
+          key += ';';
+          for (const auto& role : model.direct_roles[u]) add(role);
         } else if (r.rfind("attributes.", 0) == 0) {
-          const std::string k = r.substr(11);
-          key.push_back(user.attributes.contains(k) ? nlohmann::json::array({user.attributes.at(k)})
-                                                    : nlohmann::json::array());
+          const auto it = user.attributes.find(r.substr(11));
+          if (it == user.attributes.end()) {
+            key += '-';
+          } else {
+            key += 'a';
+            add(it->dump());
+          }
         }
       }
     }
-    out.of_user[u] = ids.try_emplace(key.dump(), ids.size()).first->second;
+    out.of_user[u] = ids.try_emplace(key, ids.size()).first->second;
   }
   out.text.resize(ids.size());
   for (auto& [text, id] : ids) out.text[id] = text;

@@ -13,7 +13,7 @@ namespace tw {
 
 struct PolicyKeys {
   std::vector<std::size_t> of_user;  ///< per user: the id of their key; empty when there are no policies
-  std::vector<std::string> text;     ///< per id: the key itself (JSON), for the compile memo
+  std::vector<std::string> text;     ///< per id: the key itself, for the compile memo
 };
 
 /// The policy key of every user in the model.
