@@ -1,5 +1,6 @@
 #include "tagwarden/model/snapshot_loader.h"
 
+#include <openssl/evp.h>
 #include <simdjson.h>
 
 #include <array>
@@ -17,6 +18,15 @@ constexpr std::array<std::string_view, 9> kTopKeys = {"version", "generated_at",
                                                       "objects", "grants",           "policies"};
 // The lists whose entries are matched against the last valid snapshot, by index into Layout::entries.
 constexpr std::array<std::string_view, 3> kEntryLists = {"users", "role_assignments", "objects"};
+
+constexpr std::size_t kObjects = 2;  // index of "objects" in kEntryLists
+
+std::string sha256(std::string_view text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+  return std::string(reinterpret_cast<const char*>(md), n);
+}
 
 int entry_list(std::string_view key) {
   for (std::size_t i = 0; i < kEntryLists.size(); ++i) {
@@ -107,6 +117,11 @@ std::optional<std::vector<std::pair<std::string_view, std::string_view>>> top_me
       if (value.get_array().get(a) || a.raw_json().get(raw)) return std::nullopt;
     } else {
       raw = value.raw_json_token();
+      // A scalar is one token, and the member ends right after it. The iterator, skipping the
+      // unread scalar, would take a string followed by ':' for a key and skip its "value" too:
+      // bytes neither the skeleton nor the full reader would then judge.
+      const char* next = raw.data() + raw.size();
+      if (next >= padded.data() + padded.size() || (*next != ',' && *next != '}')) return std::nullopt;
     }
     members.emplace_back(key, raw);
   }
@@ -141,6 +156,11 @@ SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
   if (!full.snapshot) {
     r.errors = std::move(full.errors);
     return r;
+  }
+  if (found && found->entries[kObjects].size() == full.snapshot->objects.size()) {
+    auto& digests = full.snapshot->object_entry_digests;
+    digests.reserve(found->entries[kObjects].size());
+    for (const std::string_view entry : found->entries[kObjects]) digests.push_back(sha256(entry));
   }
   r.snapshot = std::make_shared<const Snapshot>(std::move(*full.snapshot));
   r.read_entries = r.snapshot->users.size() + r.snapshot->role_assignments.size() + r.snapshot->objects.size();
@@ -196,6 +216,15 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
   }
   SnapshotLoad loaded = validate_snapshot(doc.value(), &plan);
   if (!loaded.snapshot) return {};
+  // Valid, so each entry is one object, in document order.
+  const std::vector<std::string>& before = base_->snapshot->object_entry_digests;
+  auto& digests = loaded.snapshot->object_entry_digests;
+  digests.reserve(plan.objects.slots.size());
+  for (std::size_t i = 0; i < plan.objects.slots.size(); ++i) {
+    const std::size_t slot = plan.objects.slots[i];
+    digests.push_back(slot != ReusePlan::kFresh && slot < before.size() ? before[slot]
+                                                                        : sha256(layout.entries[kObjects][i]));
+  }
   r.snapshot = std::make_shared<const Snapshot>(std::move(*loaded.snapshot));
   r.incremental = true;
   return r;

@@ -275,3 +275,28 @@ TEST_CASE("YAML and text the layout reader leaves alone are read whole", "[load]
                           std::string(1, '\0') + "garbage";
   CHECK_FALSE(loader.load(nul).snapshot);
 }
+
+TEST_CASE("bytes the layout reader skips are judged too", "[load][incremental]") {
+  // A top-level string followed by ':' was skipped by simdjson's On-Demand iterator as a key and
+  // its value, so text the full reader refuses (here a second, hidden users list) was accepted.
+  const std::string base = R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"alice"}]})";
+  const std::vector<std::string> refused = {
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z":0]})",
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z":0}})",
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z": {"x":1}, "users":[{"name":"mallory",)"
+      R"("platform_admin":true}], "version":2 }, "users":[{"name":"alice"}]})",
+      R"({"version":1 "x","generated_at":"2026-11-30T12:00:00Z","users":[{"name":"alice"}]})",
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"alice"} {"name":"bob"}]})",
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"alice"}],})",
+      R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"alice"},]})",
+  };
+  for (const std::string& text : refused) {
+    INFO(text);
+    tw::SnapshotLoader loader;
+    REQUIRE(loader.load(base).snapshot);
+    const auto got = loader.load(text);
+    CHECK_FALSE(got.snapshot);
+    CHECK(texts(got.errors) == texts(tw::parse_snapshot(text).errors));
+    CHECK_FALSE(got.errors.empty());
+  }
+}
