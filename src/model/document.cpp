@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "tagwarden/model/entry_reader.h"
+#include "yaml_documents.h"
 
 namespace tw {
 
@@ -385,13 +386,20 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
     // Every document of the stream is read: YAML::Load would read the first and
     // ignore the rest, even text that is not YAML, and a snapshot with a second
     // document appended (an update written after the old one) would compile the old.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
-      result.errors.emplace_back("", "invalid YAML: the text holds " + std::to_string(documents.size()) +
+    const std::string stream(text);
+    const YamlDocumentCount count = count_yaml_documents(stream);
+    if (count.stuck_at) {
+      result.errors.emplace_back("", "invalid YAML: yaml-cpp: error at line " + std::to_string(count.stuck_at->first) +
+                                         ", column " + std::to_string(count.stuck_at->second) +
+                                         ": cannot read past this point");
+      return result;
+    }
+    if (count.documents > 1) {
+      result.errors.emplace_back("", "invalid YAML: the text holds " + std::to_string(count.documents) +
                                          " documents (separated by ---); it must be one");
       return result;
     }
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const YAML::Node root = count.documents == 0 ? YAML::Node() : YAML::Load(stream);
     value = YamlToJson(text.size(), result.errors).convert(root, "");
   } catch (const YAML::Exception& e) {
     result.errors.emplace_back("", "invalid YAML: " + printable_message(e.what()));

@@ -89,3 +89,13 @@ TEST_CASE("YAML aliases cannot expand a small text beyond a bound", "[load][bug]
     CHECK(s->users[1].groups == Names{"g1", "g2"});
   }
 }
+
+TEST_CASE("a YAML stream yaml-cpp cannot read past is refused, not read until memory runs out", "[load][bug]") {
+  // yaml-cpp 0.7's LoadAll returned one more empty document per call on a ',' outside a flow
+  // collection, without reading a byte, and kept them all: 23 GB before the OOM killer.
+  CHECK(must_fail(",") == Names{"invalid YAML: yaml-cpp: error at line 1, column 1: cannot read past this point"});
+  CHECK(must_fail(" ,{\"a\":1}") ==
+        Names{"invalid YAML: yaml-cpp: error at line 1, column 2: cannot read past this point"});
+  CHECK(must_fail(kYaml + ",\n") == Names{"invalid YAML: yaml-cpp: error at line 4, column 1: end of map not found"});
+  CHECK(must_fail("- a\n,") == Names{"invalid YAML: yaml-cpp: error at line 2, column 1: cannot read past this point"});
+}
