@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,27 @@ inline std::vector<std::string> error_strings(const std::vector<tw::ValidationEr
   for (const auto& e : errors) out.push_back(e.str());
   return out;
 }
+
+/// Every field of two snapshots read from texts that mean the same.
+inline void same_snapshot(const tw::Snapshot& a, const tw::Snapshot& b) {
+  CHECK(a.version == b.version);
+  CHECK(a.generated_at == b.generated_at);
+  CHECK(a.users == b.users);
+  CHECK(a.roles == b.roles);
+  CHECK(a.role_assignments == b.role_assignments);
+  CHECK(a.classifications == b.classifications);
+  CHECK(a.objects == b.objects);
+  CHECK(a.grants == b.grants);
+  CHECK(a.policies == b.policies);
+}
+
+/// Seeded choices for tests that generate snapshots and changes.
+struct Dice {
+  std::mt19937 rng;
+  explicit Dice(unsigned seed) : rng(seed) {}
+  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
+  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+};
 
 /// Parses a snapshot that must be valid; fails the test with every error otherwise.
 inline std::shared_ptr<const tw::Snapshot> must_parse(const std::string& text) {

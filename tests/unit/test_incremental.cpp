@@ -20,11 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-struct World {
-  std::mt19937 rng;
-  explicit World(unsigned seed) : rng(seed) {}
-  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
-  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+struct World : twtest::Dice {
+  using Dice::Dice;
 
   json snapshot() {
     json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}};

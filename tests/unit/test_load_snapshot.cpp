@@ -117,18 +117,6 @@ grants:
 policies: []
 )yaml";
 
-void require_same(const tw::Snapshot& a, const tw::Snapshot& b) {
-  CHECK(a.version == b.version);
-  CHECK(a.generated_at == b.generated_at);
-  CHECK(a.users == b.users);
-  CHECK(a.roles == b.roles);
-  CHECK(a.role_assignments == b.role_assignments);
-  CHECK(a.classifications == b.classifications);
-  CHECK(a.objects == b.objects);
-  CHECK(a.grants == b.grants);
-  CHECK(a.policies == b.policies);
-}
-
 // A small valid snapshot; tests append or replace sections to make it invalid.
 const std::string kHead = R"(version: 1
 generated_at: "2026-11-30T12:00:00Z"
@@ -161,7 +149,7 @@ std::string only_error(const std::string& text) {
 TEST_CASE("the valid example parses, in JSON and in YAML, to equal snapshots", "[load]") {
   auto json = must_parse(kValidJson);
   auto yaml = must_parse(kValidYaml);
-  require_same(*json, *yaml);
+  twtest::same_snapshot(*json, *yaml);
 
   const tw::Snapshot& s = *json;
   CHECK(s.version == 1);

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "helpers.h"
 #include "tagwarden/model/load.h"
 #include "tagwarden/model/snapshot_loader.h"
 
@@ -14,11 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-struct World {
-  std::mt19937 rng;
-  explicit World(unsigned seed) : rng(seed) {}
-  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
-  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+struct World : twtest::Dice {
+  using Dice::Dice;
 
   json snapshot() {
     json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", json::array()}};
@@ -158,24 +156,6 @@ struct World {
   }
 };
 
-std::vector<std::string> texts(const std::vector<tw::ValidationError>& errors) {
-  std::vector<std::string> out;
-  for (const auto& e : errors) out.push_back(e.str());
-  return out;
-}
-
-void same_snapshot(const tw::Snapshot& a, const tw::Snapshot& b) {
-  CHECK(a.version == b.version);
-  CHECK(a.generated_at == b.generated_at);
-  CHECK(a.users == b.users);
-  CHECK(a.roles == b.roles);
-  CHECK(a.role_assignments == b.role_assignments);
-  CHECK(a.classifications == b.classifications);
-  CHECK(a.objects == b.objects);
-  CHECK(a.grants == b.grants);
-  CHECK(a.policies == b.policies);
-}
-
 }  // namespace
 
 TEST_CASE("the incremental snapshot reader reads what parse_snapshot reads", "[load][incremental]") {
@@ -185,7 +165,7 @@ TEST_CASE("the incremental snapshot reader reads what parse_snapshot reads", "[l
     const json base = w.snapshot();
     tw::SnapshotLoader loader;
     const auto first = loader.load(base.dump());
-    if (!first.snapshot) FAIL(texts(first.errors).front());
+    if (!first.snapshot) FAIL(twtest::error_strings(first.errors).front());
     REQUIRE(first.snapshot);
     CHECK_FALSE(first.incremental);
     for (int step = 0; step < 12; ++step) {
@@ -194,14 +174,14 @@ TEST_CASE("the incremental snapshot reader reads what parse_snapshot reads", "[l
       INFO("seed " << seed << " step " << step << ": " << text);
       const auto got = loader.load(text);
       const tw::SnapshotLoad want = tw::parse_snapshot(text);
-      REQUIRE(texts(got.errors) == texts(want.errors));
+      REQUIRE(twtest::error_strings(got.errors) == twtest::error_strings(want.errors));
       REQUIRE(bool(got.snapshot) == bool(want.snapshot));
       if (!want.snapshot) {
         ++invalid;
         continue;
       }
       ++valid;
-      same_snapshot(*got.snapshot, *want.snapshot);
+      twtest::same_snapshot(*got.snapshot, *want.snapshot);
       CHECK(got.incremental);
       reused += got.reused_entries;
     }
@@ -237,20 +217,20 @@ TEST_CASE("a reused entry is checked again against what it names", "[load][incre
   no_tag["classifications"].erase(5);  // tag5
   const auto a = loader.load(no_tag.dump());
   REQUIRE_FALSE(a.snapshot);
-  CHECK(texts(a.errors) == texts(tw::parse_snapshot(no_tag.dump()).errors));
-  CHECK(texts(a.errors).front() == "objects[0].columns[0].tags[0]: unknown classification \"tag5\"");
+  CHECK(twtest::error_strings(a.errors) == twtest::error_strings(tw::parse_snapshot(no_tag.dump()).errors));
+  CHECK(twtest::error_strings(a.errors).front() == "objects[0].columns[0].tags[0]: unknown classification \"tag5\"");
 
   json no_role = s;
   no_role["roles"].erase(4);
   const auto b = loader.load(no_role.dump());
   REQUIRE_FALSE(b.snapshot);
-  CHECK(texts(b.errors).front() == "role_assignments[0].role: unknown role \"role4\"");
+  CHECK(twtest::error_strings(b.errors).front() == "role_assignments[0].role: unknown role \"role4\"");
 
   json no_user = s;
   no_user["users"].erase(10);
   const auto c = loader.load(no_user.dump());
   REQUIRE_FALSE(c.snapshot);
-  CHECK(texts(c.errors) == texts(tw::parse_snapshot(no_user.dump()).errors));
+  CHECK(twtest::error_strings(c.errors) == twtest::error_strings(tw::parse_snapshot(no_user.dump()).errors));
 }
 
 TEST_CASE("YAML and text the layout reader leaves alone are read whole", "[load][incremental]") {
@@ -267,10 +247,11 @@ TEST_CASE("YAML and text the layout reader leaves alone are read whole", "[load]
   const auto dup =
       loader.load(R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})");
   REQUIRE_FALSE(dup.snapshot);
-  CHECK(texts(dup.errors) ==
-        texts(tw::parse_snapshot(
-                  R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})")
-                  .errors));
+  CHECK(twtest::error_strings(dup.errors) ==
+        twtest::error_strings(
+            tw::parse_snapshot(
+                R"({"version":1,"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})")
+                .errors));
   const std::string nul = std::string(R"({"version":1,"generated_at":"2026-11-30T12:00:00Z","users":[{"name":"a"}]})") +
                           std::string(1, '\0') + "garbage";
   CHECK_FALSE(loader.load(nul).snapshot);
@@ -296,7 +277,7 @@ TEST_CASE("bytes the layout reader skips are judged too", "[load][incremental]")
     REQUIRE(loader.load(base).snapshot);
     const auto got = loader.load(text);
     CHECK_FALSE(got.snapshot);
-    CHECK(texts(got.errors) == texts(tw::parse_snapshot(text).errors));
+    CHECK(twtest::error_strings(got.errors) == twtest::error_strings(tw::parse_snapshot(text).errors));
     CHECK_FALSE(got.errors.empty());
   }
 }
