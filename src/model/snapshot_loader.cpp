@@ -5,6 +5,7 @@
 
 #include <array>
 #include <optional>
+#include <stdexcept>
 
 #include "snapshot_reuse.h"
 #include "tagwarden/model/document.h"
@@ -24,7 +25,9 @@ constexpr std::size_t kObjects = 2;  // index of "objects" in kEntryLists
 std::string sha256(std::string_view text) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
-  if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+  // Memo keys take this in place of the object: never an empty (shared) digest.
+  if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("sha256 failed");
   return std::string(reinterpret_cast<const char*>(md), n);
 }
 
