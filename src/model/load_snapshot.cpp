@@ -115,6 +115,9 @@ class SnapshotValidator {
         take(previous.at(slot), i);
       }
     }
+    // Each fresh entry is one value of the list it was cut from; anything else is not this
+    // text's reading, and the loader falls back to a full read on any error.
+    if (next_fresh != fresh.size()) errors_.push_back({"", "the entries read afresh do not match the text's layout"});
   }
 
   void take_user(const User& u, std::size_t i, Snapshot& s) {
