@@ -251,12 +251,14 @@ class SnapshotValidator {
   };
   using AssignmentSet = std::unordered_set<std::size_t, SameAssignment, SameAssignment>;
 
-  // Adds `a` to the list unless an assignment of the same role to the same holder is there.
-  bool add_assignment(RoleAssignment&& a, Snapshot& s) {
+  // Adds `a` to the list unless an assignment of the same role to the same holder is there, and
+  // then says so.
+  std::optional<std::string> add_assignment(RoleAssignment&& a, Snapshot& s) {
     s.role_assignments.push_back(std::move(a));
-    if (assignments_->insert(s.role_assignments.size() - 1).second) return true;
+    if (assignments_->insert(s.role_assignments.size() - 1).second) return std::nullopt;
+    std::string duplicate = duplicate_assignment(s.role_assignments.back());
     s.role_assignments.pop_back();
-    return false;
+    return duplicate;
   }
 
   std::string duplicate_assignment(const RoleAssignment& a) {
@@ -269,7 +271,7 @@ class SnapshotValidator {
     if (!roles_.count(a.role)) errors_.push_back({key_path(path(), "role"), "unknown role " + quote(a.role)});
     if (a.user && !users_.count(*a.user))
       errors_.push_back({key_path(path(), "user"), "unknown user " + quote(*a.user)});
-    if (!add_assignment(RoleAssignment(a), s)) errors_.push_back({path(), duplicate_assignment(a)});
+    if (auto duplicate = add_assignment(RoleAssignment(a), s)) errors_.push_back({path(), std::move(*duplicate)});
   }
 
   void read_assignment(JsonValue item, std::size_t i, Snapshot& s) {
@@ -314,8 +316,7 @@ class SnapshotValidator {
         }
       }
       if (!ok) return;
-      std::string duplicate = duplicate_assignment(a);
-      if (!add_assignment(std::move(a), s)) e.error(e.path(), std::move(duplicate));
+      if (auto duplicate = add_assignment(std::move(a), s)) e.error(e.path(), std::move(*duplicate));
     }
   }
 
