@@ -597,11 +597,17 @@ def opa_decisions_follow_what_is_served(c: Ctx):
 def opa_only_profile_renders_no_rules(c: Ctx):
     # access_control: opa: the decisions are answered, no rules document is rendered or served, and
     # GET .../trino-opa/decisions says which compile answers (an ETag that moves with the decisions).
-    d = c.daemon(extra_profiles="  - name: trino_opa\n    engine: trino\n    catalogs: [demo_warehouse]\n"
+    # The source answers its first fetch after a second, so the first compile cannot have run when
+    # the decisions are first asked for (a file source raced it: the demo compiles in ~3 ms).
+    srv = SnapshotServer(c, DEMO_SNAPSHOT)
+    srv.delay = 1.0
+    d = c.daemon(source={"url": srv.url},
+                 extra_profiles="  - name: trino_opa\n    engine: trino\n    catalogs: [demo_warehouse]\n"
                                 "    access_control: opa\n").start()
     base = "/v1/profiles/trino_opa/trino-opa"
     r = d.get(base + "/decisions")
     eq((r.status, r.headers.get("etag")), (200, '"deny-all"'), "before the first compile")
+    srv.delay = 0.0
     d.wait_ready()
     for user, columns, want in (("farid.haddad", ["iban"], True), ("member-sso", ["iban"], False),
                                 ("member-sso", ["id", "name"], True), ("unknown-user", [], False)):
@@ -624,7 +630,7 @@ def opa_only_profile_renders_no_rules(c: Ctx):
     check((stored / "trino-opa.json").exists() and not (stored / "rules.json").exists(),
           f"the state directory holds the decisions' manifest, no rules: {sorted(os.listdir(stored))}")
     # A change the profile reads moves its digest; farid loses the clearance to read iban.
-    d.snapshot_path.write_text(DEMO_SNAPSHOT.replace("farid.haddad", "farid.haddad2"))
+    srv.text = DEMO_SNAPSHOT.replace("farid.haddad", "farid.haddad2")
     eq(d.recompile().status, 200, "recompile after a change")
     r = d.get(base + "/decisions", headers={"If-None-Match": etag})
     eq((r.status, r.json().get("version")), (200, 2), f"a new version after the change (was {entry})")
