@@ -1,9 +1,6 @@
 #include "digest.h"
 
-#include <openssl/evp.h>
-
-#include <stdexcept>
-
+#include "tagwarden/util/sha256.h"
 #include "tagwarden/util/text.h"
 
 namespace tw {
@@ -24,12 +21,9 @@ Digest& Digest::add(std::uint64_t number) {
 }
 
 std::string Digest::finish() {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_Digest(buffer_.data(), buffer_.size(), md, &n, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("sha256 failed");
+  const std::string digest = sha256(buffer_);
   buffer_.clear();
-  return hex_lower(md, n);
+  return hex_lower(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
 }
 
 }  // namespace tw

@@ -1,7 +1,6 @@
 #include "tagwarden/engines/registry.h"
+#include "tagwarden/util/sha256.h"
 #include "tagwarden/util/text.h"
-
-#include <openssl/evp.h>
 
 #include <chrono>
 #include <variant>
@@ -14,10 +13,8 @@
 namespace tw {
 
 std::string sha256_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  return hex_lower(digest, len);
+  const std::string digest = sha256(data);
+  return hex_lower(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
 }
 
 // One engine's cache at a time: the one of the engine last rendered.

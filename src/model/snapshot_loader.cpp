@@ -1,14 +1,13 @@
 #include "tagwarden/model/snapshot_loader.h"
 
-#include <openssl/evp.h>
 #include <simdjson.h>
 
 #include <array>
 #include <optional>
-#include <stdexcept>
 
 #include "snapshot_reuse.h"
 #include "tagwarden/model/document.h"
+#include "tagwarden/util/sha256.h"
 
 namespace tw {
 
@@ -21,15 +20,6 @@ constexpr std::array<std::string_view, 9> kTopKeys = {"version", "generated_at",
 constexpr std::array<std::string_view, 3> kEntryLists = {"users", "role_assignments", "objects"};
 
 constexpr std::size_t kObjects = 2;  // index of "objects" in kEntryLists
-
-std::string sha256(std::string_view text) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  // Memo keys take this in place of the object: never an empty (shared) digest.
-  if (EVP_Digest(text.data(), text.size(), md, &n, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("sha256 failed");
-  return std::string(reinterpret_cast<const char*>(md), n);
-}
 
 int entry_list(std::string_view key) {
   for (std::size_t i = 0; i < kEntryLists.size(); ++i) {
