@@ -479,88 +479,126 @@ std::optional<json> typed_value(const std::string& column_type, const json& v, s
   return refuse("no literal is made for a " + type + " column");
 }
 
+namespace {
+
+// Which part of the object a policy's scope reaches: nothing, some columns, or all of it.
+struct ScopeReach {
+  bool whole_object = false;
+  std::vector<std::string> columns;  ///< engine names, when not the whole object
+  /// Reached only through the bases (not by the view's own name, domain, tags or columns): a row
+  /// filter's condition names a base column, and a view column of that name need not hold it.
+  bool only_through_bases = false;
+  bool any() const { return whole_object || !columns.empty(); }
+};
+
+ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) {
+  ScopeReach r;
+  const Object& o = m.object(op.object);
+  const auto& bases = m.object_bases[op.object];
+  // A view or materialized view reads its bases (as its owner, for a DEFINER view or an MV), and
+  // there is no column lineage: a policy scoped to a base, to one of its columns or to its domain
+  // reaches the whole view, as a base's tags do (MODEL §2). Otherwise the view would pass on
+  // what the policy denies, masks or filters.
+  auto reaches_through_base = [&](auto&& reaches_base) {
+    for (const std::size_t b : bases) {
+      if (reaches_base(m.object(b))) return true;
+    }
+    return false;
+  };
+  switch (p.scope.kind) {
+    case PolicyScope::Kind::Object:
+      r.whole_object = p.scope.name == o.name.str();
+      r.only_through_bases =
+          !r.whole_object && reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
+      r.whole_object = r.whole_object || r.only_through_bases;
+      break;
+    case PolicyScope::Kind::Column: {
+      // Validated: the scope names a column of an object (split after the third dot).
+      const auto split = split_column_scope(p.scope.name).value();
+      const std::string_view table = split.first;
+      const std::string_view col = split.second;
+      if (table == o.name.str()) {
+        for (std::size_t i = 0; i < o.columns.size(); ++i) {
+          if (o.columns[i].name == col) r.columns.push_back(op.columns[i]);
+        }
+      } else {
+        r.whole_object = r.only_through_bases =
+            reaches_through_base([&](const Object& b) { return table == b.name.str(); });
+      }
+      break;
+    }
+    case PolicyScope::Kind::Domain:
+      r.whole_object = within_domain(o.domain, p.scope.name);
+      r.only_through_bases = !r.whole_object && reaches_through_base([&](const Object& b) {
+        return within_domain(b.domain, p.scope.name);
+      });
+      r.whole_object = r.whole_object || r.only_through_bases;
+      break;
+    case PolicyScope::Kind::Tag:
+    case PolicyScope::Kind::LevelAtLeast: {
+      const auto& object_tags = m.object_tags[op.object];
+      const auto tags = scope_tags(m, p.scope);
+      for (const auto& t : tags) r.whole_object = r.whole_object || object_tags.count(t);
+      bool own = false;  // the object's own tags, not inherited ones
+      for (const auto& t : o.tags) own = own || tags.count(t);
+      for (std::size_t i = 0; i < o.columns.size(); ++i) {
+        for (const auto& t : o.columns[i].tags) {
+          if (tags.count(t)) {
+            own = true;
+            if (!r.whole_object) r.columns.push_back(op.columns[i]);
+            break;
+          }
+        }
+      }
+      r.only_through_bases = r.whole_object && !own;
+      break;
+    }
+  }
+  return r;
+}
+
+std::string describe_scope(const PolicyScope& scope) {
+  switch (scope.kind) {
+    case PolicyScope::Kind::Object:
+      return "object " + scope.name;
+    case PolicyScope::Kind::Column:
+      return "column " + scope.name;
+    case PolicyScope::Kind::Domain:
+      return "domain " + scope.name;
+    case PolicyScope::Kind::Tag:
+      return "tag " + scope.name;
+    case PolicyScope::Kind::LevelAtLeast:
+      return "level >= " + std::to_string(scope.level);
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool any_policy_reaches(const Model& m, const ObjectPolicy& op) {
+  for (const auto& p : m.snapshot->policies) {
+    if (p.enabled && scope_reach(m, op, p).any()) return true;
+  }
+  return false;
+}
+
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
                                            PolicyReasons reasons) {
   std::vector<PolicyDecision> out;
   const Object& o = m.object(op.object);
-  const auto& object_tags = m.object_tags[op.object];
-  const auto& bases = m.object_bases[op.object];
   for (const auto& p : m.snapshot->policies) {
     if (!p.enabled) continue;
+    ScopeReach reach = scope_reach(m, op, p);
+    if (!reach.any()) continue;  // out of scope: not considered for this object
     PolicyDecision d;
     d.policy = p.name;
     d.type = p.type;
     d.mask = p.mask;
     d.visible_chars = p.visible_chars;
-    // Which part of the object the scope reaches.
-    std::string scope_text;
-    // A view or materialized view reads its bases (as its owner, for a DEFINER view or an MV), and
-    // there is no column lineage: a policy scoped to a base, to one of its columns or to its domain
-    // reaches the whole view, as a base's tags do (MODEL §2). Otherwise the view would pass on
-    // what the policy denies, masks or filters.
-    auto reaches_through_base = [&](auto&& reaches_base) {
-      for (const std::size_t b : bases) {
-        if (reaches_base(m.object(b))) return true;
-      }
-      return false;
-    };
-    // Reached only through the bases (not by the view's own name, domain, tags or columns): a row
-    // filter's condition names a base column, and a view column of that name need not hold it.
-    bool only_through_bases = false;
-    switch (p.scope.kind) {
-      case PolicyScope::Kind::Object:
-        d.whole_object = p.scope.name == o.name.str();
-        only_through_bases =
-            !d.whole_object && reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
-        d.whole_object = d.whole_object || only_through_bases;
-        scope_text = "object " + p.scope.name;
-        break;
-      case PolicyScope::Kind::Column: {
-        // Validated: the scope names a column of an object (split after the third dot).
-        const auto split = split_column_scope(p.scope.name).value();
-        const std::string_view table = split.first;
-        const std::string_view col = split.second;
-        if (table == o.name.str()) {
-          for (std::size_t i = 0; i < o.columns.size(); ++i) {
-            if (o.columns[i].name == col) d.columns.push_back(op.columns[i]);
-          }
-        } else {
-          d.whole_object = only_through_bases =
-              reaches_through_base([&](const Object& b) { return table == b.name.str(); });
-        }
-        scope_text = "column " + p.scope.name;
-        break;
-      }
-      case PolicyScope::Kind::Domain:
-        d.whole_object = within_domain(o.domain, p.scope.name);
-        only_through_bases = !d.whole_object && reaches_through_base([&](const Object& b) {
-          return within_domain(b.domain, p.scope.name);
-        });
-        d.whole_object = d.whole_object || only_through_bases;
-        scope_text = "domain " + p.scope.name;
-        break;
-      case PolicyScope::Kind::Tag:
-      case PolicyScope::Kind::LevelAtLeast: {
-        const auto tags = scope_tags(m, p.scope);
-        for (const auto& t : tags) d.whole_object = d.whole_object || object_tags.count(t);
-        bool own = false;  // the object's own tags, not inherited ones
-        for (const auto& t : o.tags) own = own || tags.count(t);
-        for (std::size_t i = 0; i < o.columns.size(); ++i) {
-          for (const auto& t : o.columns[i].tags) {
-            if (tags.count(t)) {
-              own = true;
-              if (!d.whole_object) d.columns.push_back(op.columns[i]);
-              break;
-            }
-          }
-        }
-        only_through_bases = d.whole_object && !own;
-        scope_text = p.scope.kind == PolicyScope::Kind::Tag ? "tag " + p.scope.name
-                                                            : "level >= " + std::to_string(p.scope.level);
-        break;
-      }
-    }
-    if (!d.whole_object && d.columns.empty()) continue;  // out of scope: not considered for this object
+    d.whole_object = reach.whole_object;
+    d.columns = std::move(reach.columns);
+    const bool only_through_bases = reach.only_through_bases;
+    const std::string scope_text = describe_scope(p.scope);
     if (d.whole_object && p.type == PolicyType::ColumnMask) d.columns = op.columns;
     if (!d.whole_object && p.type == PolicyType::RowFilter) d.whole_object = true;  // a column carries the tag
     // Applies to: roles held directly or through a group count (more masking,

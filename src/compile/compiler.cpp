@@ -46,7 +46,7 @@ class ProfileCompiler {
     map_grants();
     index_grants();
     index_view_owners();
-    policy_keys_ = policy_keys(m_);
+    policy_keys_ = &shared_policy_keys(m_);
     collect_objects(ps);
     restrict_creation(ps);
     decide_objects(ps, out);
@@ -117,7 +117,10 @@ class ProfileCompiler {
     }
     for (const auto& o : s_.objects) {
       if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
-      if (has_context_dependent_lowercase(o.name.str())) refuse("object", o.name.str());
+      if (has_context_dependent_lowercase(o.name.catalog) || has_context_dependent_lowercase(o.name.schema) ||
+          has_context_dependent_lowercase(o.name.table)) {
+        refuse("object", o.name.str());  // the dots between the parts fold as themselves
+      }
       for (const auto& c : o.columns) {
         if (has_context_dependent_lowercase(c.name)) refuse("column of " + o.name.str(), c.name);
       }
@@ -205,7 +208,7 @@ class ProfileCompiler {
   void decide_objects(PolicySet& ps, ProfileCompile& out) {
     memo_ = std::make_shared<CompileMemo>();
     auto& memo = memo_;
-    MemoKeys keys(m_, p_, grants_, policy_keys_.of_user, policy_keys_.text);
+    MemoKeys keys(m_, p_, grants_, policy_keys_->of_user, policy_keys_->text);
     memo->context = keys.context(ps, catalog_names_);
     memo->grants = keys.grants();
     std::unordered_map<std::string_view, std::size_t> before;
@@ -227,7 +230,7 @@ class ProfileCompiler {
         return grants_[g].privileges.has(Privilege::Ownership);
       });
       const std::vector<std::size_t> gated = gated_tags(op);
-      const bool reached = !s_.policies.empty() && !s_.users.empty() && !judge_policies(m_, op, 0).empty();
+      const bool reached = !s_.policies.empty() && !s_.users.empty() && any_policy_reaches(m_, op);
       const std::vector<std::size_t>& owners = view_owners_of(op.object);
       memo->object_digests.push_back(
           keys.object(op, covering, gated, reached, owners, owned ? std::string_view(restricted_key) : ""));
@@ -243,8 +246,8 @@ class ProfileCompiler {
           unsatisfiable.emplace_back(policy, std::vector<std::string>(users.begin(), users.end()));
         }
       }
-      for (const auto& [policy, users] : unsatisfiable) unsatisfiable_[policy].insert(users.begin(), users.end());
       memo->classes.push_back(op.classes);
+      for (const auto& [policy, users] : unsatisfiable) unsatisfiable_[policy].insert(users.begin(), users.end());
       memo->unsatisfiable.push_back(std::move(unsatisfiable));
     }
     out.memo = memo;  // completed by build_unlisted
@@ -292,6 +295,7 @@ class ProfileCompiler {
 
   void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags,
                      const std::vector<std::size_t>& view_owners) {
+    classes_.clear();
     const GrantPartition& partition = partitions_.by_grants(covering);
     for (const auto& group : partitions_.by_clearance(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
@@ -302,7 +306,7 @@ class ProfileCompiler {
         auto [access, reasons] = decide_class(op, group.granted, is_cleared, creation_restricted);
         AccessClass cls{std::move(users), group.granted, std::move(access), std::move(reasons)};
         if (m_.snapshot->policies.empty()) {
-          op.classes.push_back(std::move(cls));
+          classes_.push_back(std::move(cls));
         } else {
           apply_policies(op, std::move(cls));
         }
@@ -323,10 +327,12 @@ class ProfileCompiler {
       }
     }
     if (p_.engine == Engine::Trino) evaluate_filters_as_owner(op);
-    if (!view_owners.empty()) mark_view_owners(op, view_owners);
-    std::sort(op.classes.begin(), op.classes.end(), [](const AccessClass& a, const AccessClass& b) {
+    if (!view_owners.empty()) mark_view_owners(view_owners);
+    std::sort(classes_.begin(), classes_.end(), [](const AccessClass& a, const AccessClass& b) {
       return std::tie(a.access, a.granted, a.reasons, *a.users) < std::tie(b.access, b.granted, b.reasons, *b.users);
     });
+    op.classes = std::move(classes_);
+    classes_.clear();  // moved from: valid, and empty for the next object
   }
 
   // Trino checks OWNERSHIP of a name for CREATE MATERIALIZED VIEW there: holding it on a listed
@@ -459,9 +465,9 @@ class ProfileCompiler {
   // Those owners, where they may read the object, may also let their views read it: their
   // classes are split off with grant_select. Nobody else gets it, so a view they did not
   // list in the snapshot cannot be used to pass data on.
-  void mark_view_owners(ObjectPolicy& op, const std::vector<std::size_t>& owners) {
+  void mark_view_owners(const std::vector<std::size_t>& owners) {
     std::vector<AccessClass> classes;
-    for (auto& cls : op.classes) {
+    for (auto& cls : classes_) {
       std::vector<std::size_t> owning, others;
       if (cls.access.privileges.has(Privilege::Select)) {
         for (std::size_t u : *cls.users) {
@@ -478,7 +484,7 @@ class ProfileCompiler {
       if (!others.empty()) classes.push_back({lists_.get(std::move(others)), cls.granted, cls.access, cls.reasons});
       classes.push_back(std::move(granting));
     }
-    op.classes = std::move(classes);
+    classes_ = std::move(classes);
   }
 
   // Trino checks SELECT on the columns a row filter reads as the identity the filter runs as,
@@ -491,7 +497,7 @@ class ProfileCompiler {
     if (!owner) return;
     const auto it = m_.user_index.find(*owner);
     if (it == m_.user_index.end()) return;
-    for (auto& cls : op.classes) {
+    for (auto& cls : classes_) {
       Access& a = cls.access;
       if (a.row_filter.empty() || a.denied_columns.empty()) continue;
       for (const auto& c : filter_columns(nlohmann::json::parse(a.row_filter))) {
@@ -509,19 +515,19 @@ class ProfileCompiler {
   void apply_policies(ObjectPolicy& op, AccessClass cls) {
     const auto& users = *cls.users;
     if (judge_policies(m_, op, users.front()).empty()) {
-      op.classes.push_back(std::move(cls));
+      classes_.push_back(std::move(cls));
       return;
     }
     // Users by policy key, each key's users in order (the first is the one judged); the
     // outcomes' lists are sorted below, so the order of the keys does not matter.
     std::vector<std::vector<std::size_t>> by_key;
-    if (key_slot_.size() != policy_keys_.text.size()) key_slot_.assign(policy_keys_.text.size(), kUnset);
+    if (key_slot_.size() != policy_keys_->text.size()) key_slot_.assign(policy_keys_->text.size(), kUnset);
     for (std::size_t u : users) {
-      std::size_t& slot = key_slot_[policy_keys_.of_user[u]];
+      std::size_t& slot = key_slot_[policy_keys_->of_user[u]];
       if (slot == kUnset) {
         slot = by_key.size();
         by_key.emplace_back();
-        touched_keys_.push_back(policy_keys_.of_user[u]);
+        touched_keys_.push_back(policy_keys_->of_user[u]);
       }
       by_key[slot].push_back(u);
     }
@@ -542,7 +548,7 @@ class ProfileCompiler {
     for (auto& [outcome, members] : outcomes) {
       std::sort(members.begin(), members.end());
       auto shared = outcomes.size() == 1 ? cls.users : lists_.get(std::move(members));
-      op.classes.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
+      classes_.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
   }
 
@@ -576,7 +582,8 @@ class ProfileCompiler {
   static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
   std::vector<std::size_t> key_slot_;  // per policy key, while one class is split: its group, or kUnset
   std::vector<std::size_t> touched_keys_;
-  PolicyKeys policy_keys_;
+  const PolicyKeys* policy_keys_ = nullptr;  // the model's, shared by every profile
+  std::vector<AccessClass> classes_;         // the object being decided: its classes until they are sorted
   std::vector<bool> restricted_;
   bool any_restricted_ = false;
   std::unordered_map<std::size_t, std::vector<std::size_t>> view_owners_;  // object -> owners of views reading it

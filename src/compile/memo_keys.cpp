@@ -81,8 +81,7 @@ std::string MemoKeys::object(const ObjectPolicy& op, const std::vector<std::size
   }
   d.add(m_.object_tags[op.object].size());
   for (const auto& x : m_.object_tags[op.object]) d.add(x);
-  d.add(covering.size());
-  for (std::size_t g : covering) d.add(grant(g));
+  d.add(this->covering(covering));
   d.add(gated.size());
   for (std::size_t t : gated) d.add(t).add(clearance(t));
   d.add(reached ? policies() : std::string_view("unreached"));
@@ -99,6 +98,17 @@ const std::string& MemoKeys::grant(std::size_t g) {
     grant_keys_[g] = d.finish();
   }
   return *grant_keys_[g];
+}
+
+const std::string& MemoKeys::covering(const std::vector<std::size_t>& grants) {
+  auto it = covering_keys_.find(grants);
+  if (it == covering_keys_.end()) {
+    Digest d;
+    d.add(grants.size());
+    for (std::size_t g : grants) d.add(grant(g));
+    it = covering_keys_.emplace(grants, d.finish()).first;
+  }
+  return it->second;
 }
 
 const std::string& MemoKeys::clearance(std::size_t tag) {

@@ -39,6 +39,9 @@ class MemoKeys {
  private:
   const std::string& grant(std::size_t g);
   const std::string& clearance(std::size_t tag);
+  /// The grants covering an object, as one key: objects of a schema mostly share their covering
+  /// grants, and a key of keys keeps each object's own key short.
+  const std::string& covering(const std::vector<std::size_t>& grants);
   const std::string& policies();
 
   const Model& m_;
@@ -49,6 +52,7 @@ class MemoKeys {
   std::vector<std::optional<std::string>> grant_keys_;
   std::vector<std::optional<std::string>> clearance_keys_;
   std::optional<std::string> policies_key_;
+  std::map<std::vector<std::size_t>, std::string> covering_keys_;
 };
 
 }  // namespace tw

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <future>
 #include <map>
 
 namespace tw {
@@ -9,6 +10,35 @@ namespace tw {
 namespace {
 
 bool unexpired(const RoleAssignment& a, Timestamp now) { return !a.expires_at || now < *a.expires_at; }
+
+// Object names, and what each object inherits through depends_on.
+void index_objects(const Snapshot& s, Model& m) {
+  m.object_index.reserve(s.objects.size());
+  for (std::size_t i = 0; i < s.objects.size(); ++i) m.object_index[s.objects[i].name.str()] = i;
+  // Tags inherited through depends_on, transitively; validation refused cycles.
+  m.object_tags.assign(s.objects.size(), {});
+  m.object_bases.assign(s.objects.size(), {});
+  std::vector<int> state(s.objects.size(), 0);
+  std::function<void(std::size_t)> resolve = [&](std::size_t i) {
+    if (state[i] == 2) return;
+    state[i] = 2;
+    const Object& o = s.objects[i];
+    auto& tags = m.object_tags[i];
+    auto& bases = m.object_bases[i];
+    tags.insert(o.tags.begin(), o.tags.end());
+    for (const auto& dep : o.depends_on) {
+      const std::size_t j = m.object_index.at(dep);
+      resolve(j);
+      tags.insert(m.object_tags[j].begin(), m.object_tags[j].end());
+      for (const auto& c : s.objects[j].columns) tags.insert(c.tags.begin(), c.tags.end());
+      bases.push_back(j);
+      bases.insert(bases.end(), m.object_bases[j].begin(), m.object_bases[j].end());
+    }
+    std::sort(bases.begin(), bases.end());
+    bases.erase(std::unique(bases.begin(), bases.end()), bases.end());
+  };
+  for (std::size_t i = 0; i < s.objects.size(); ++i) resolve(i);
+}
 
 }  // namespace
 
@@ -25,12 +55,14 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   m->snapshot = snapshot;
   m->now = now.value_or(snapshot->generated_at);
   const Snapshot& s = *snapshot;
+  // The objects' half (names, inherited tags, bases) and the users' half (roles, clearance) read
+  // the snapshot only and write members of their own: on the daemon's path, where the other
+  // core is idle until the profiles are built, they are worked out side by side.
+  auto objects_half = std::async(std::launch::async, [&s, &m = *m] { index_objects(s, m); });  // joins if we throw
   m->user_index.reserve(s.users.size());
   m->tag_index.reserve(s.classifications.size());
-  m->object_index.reserve(s.objects.size());
   for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
   for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
-  for (std::size_t i = 0; i < s.objects.size(); ++i) m->object_index[s.objects[i].name.str()] = i;
 
   m->direct_roles.resize(s.users.size());
   for (const auto& a : s.role_assignments) {
@@ -68,29 +100,7 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
     }
   }
 
-  // Tags inherited through depends_on, transitively; validation refused cycles.
-  m->object_tags.assign(s.objects.size(), {});
-  m->object_bases.assign(s.objects.size(), {});
-  std::vector<int> state(s.objects.size(), 0);
-  std::function<void(std::size_t)> resolve = [&](std::size_t i) {
-    if (state[i] == 2) return;
-    state[i] = 2;
-    const Object& o = s.objects[i];
-    auto& tags = m->object_tags[i];
-    auto& bases = m->object_bases[i];
-    tags.insert(o.tags.begin(), o.tags.end());
-    for (const auto& dep : o.depends_on) {
-      const std::size_t j = m->object_index.at(dep);
-      resolve(j);
-      tags.insert(m->object_tags[j].begin(), m->object_tags[j].end());
-      for (const auto& c : s.objects[j].columns) tags.insert(c.tags.begin(), c.tags.end());
-      bases.push_back(j);
-      bases.insert(bases.end(), m->object_bases[j].begin(), m->object_bases[j].end());
-    }
-    std::sort(bases.begin(), bases.end());
-    bases.erase(std::unique(bases.begin(), bases.end()), bases.end());
-  };
-  for (std::size_t i = 0; i < s.objects.size(); ++i) resolve(i);
+  objects_half.get();  // rethrows what the objects' half threw
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -74,6 +75,18 @@ PolicyKeys policy_keys(const Model& model) {
   out.text.resize(ids.size());
   for (auto& [text, id] : ids) out.text[id] = text;
   return out;
+}
+
+struct Model::Lazy {
+  std::once_flag policy_keys_once;
+  PolicyKeys policy_keys;
+};
+
+std::shared_ptr<Model::Lazy> Model::make_lazy() { return std::make_shared<Lazy>(); }
+
+const PolicyKeys& shared_policy_keys(const Model& model) {
+  std::call_once(model.lazy->policy_keys_once, [&] { model.lazy->policy_keys = policy_keys(model); });
+  return model.lazy->policy_keys;
 }
 
 }  // namespace tw

@@ -18,5 +18,7 @@ struct PolicyKeys {
 
 /// The policy key of every user in the model.
 PolicyKeys policy_keys(const Model& model);
+/// The same, worked out once per model (thread-safe) and shared by every profile's compile.
+const PolicyKeys& shared_policy_keys(const Model& model);
 
 }  // namespace tw

@@ -10,6 +10,11 @@ std::string describe(const ColumnMask& m) {
   return std::string(to_string(m.kind)) + (m.kind == MaskKind::Partial ? " " + std::to_string(m.visible_chars) : "");
 }
 
+const std::vector<AccessClass>& AccessClasses::empty_list() {
+  static const std::vector<AccessClass> none;
+  return none;
+}
+
 const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
   for (const auto& cls : classes) {
     if (std::binary_search(cls.users->begin(), cls.users->end(), user)) return &cls;

@@ -268,8 +268,10 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       }
     }
   }
+  std::shared_ptr<const void> retired_read;  // freed once every profile is served
   if (fetch.status == SourceFetch::Status::Changed) {
     SnapshotLoader::Result loaded = snapshot_loader_.load(fetch.body);
+    retired_read = std::move(loaded.retired);
     end_phase("parse");
     if (loaded.snapshot) {
       outcome.parse = {{"incremental", loaded.incremental},
@@ -346,6 +348,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   });
   for (auto& entry : entries) outcome.profiles.push_back(std::move(entry));
   end_phase("build");  // and publish: each profile as soon as it is built
+  retired_read.reset();
   // Findings are for people (GET /v1/findings), not for what the engines enforce: worked out
   // after every profile is served, off the webhook-to-served path.
   auto found = snapshot_findings(*model);

@@ -38,13 +38,30 @@ struct SnapshotLoader::Layout {
   /// The top-level members in document order: (key, raw value); the value is empty for the entry lists.
   std::vector<std::pair<std::string_view, std::string_view>> members;
   std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
+  /// Parallel to entries: each entry's hash, computed once for both the lookup in the last
+  /// snapshot's index and this snapshot's own index (the text is hashed once per read, not twice).
+  std::array<std::vector<std::size_t>, kEntryLists.size()> hashes;
 };
+
+namespace {
+
+// An entry's text with its hash, so that an index is built and searched without hashing again.
+struct HashedEntry {
+  std::string_view text;
+  std::size_t hash = 0;
+  bool operator==(const HashedEntry& o) const { return hash == o.hash && text == o.text; }
+};
+struct HashOfEntry {
+  std::size_t operator()(const HashedEntry& e) const { return e.hash; }
+};
+
+}  // namespace
 
 struct SnapshotLoader::Base {
   std::string text;  ///< the last valid snapshot's text, padded for simdjson
   std::shared_ptr<const Snapshot> snapshot;
   /// Per entry list: entry text (in `text`) -> its index in the snapshot's list.
-  std::array<std::unordered_map<std::string_view, std::size_t>, kEntryLists.size()> index;
+  std::array<std::unordered_map<HashedEntry, std::size_t, HashOfEntry>, kEntryLists.size()> index;
 };
 
 struct SnapshotLoader::Reader {
@@ -135,12 +152,17 @@ SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
   if (auto members = top_members(reader_->parser, padded, layout.entries)) {
     layout.base = padded.data();
     layout.members = std::move(*members);
+    for (std::size_t l = 0; l < kEntryLists.size(); ++l) {
+      layout.hashes[l].reserve(layout.entries[l].size());
+      for (const std::string_view entry : layout.entries[l])
+        layout.hashes[l].push_back(std::hash<std::string_view>{}(entry));
+    }
     found = std::move(layout);
   }
   if (base_ && found) {
     Result r = read_against_base(found.value());
     if (r.snapshot) {
-      remember(std::move(padded), &*found, r.snapshot);
+      remember(std::move(padded), &*found, r.snapshot, r.retired);
       return r;
     }
   }
@@ -157,7 +179,7 @@ SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
   }
   r.snapshot = std::make_shared<const Snapshot>(std::move(*full.snapshot));
   r.read_entries = r.snapshot->users.size() + r.snapshot->role_assignments.size() + r.snapshot->objects.size();
-  remember(std::move(padded), found ? &*found : nullptr, r.snapshot);
+  remember(std::move(padded), found ? &*found : nullptr, r.snapshot, r.retired);
   return r;
 }
 
@@ -184,8 +206,9 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
     const auto l = static_cast<std::size_t>(list);
     ReusePlan::Section& section = *sections[l];
     section.slots.reserve(layout.entries[l].size());
-    for (const std::string_view entry : layout.entries[l]) {
-      if (auto it = base_->index[l].find(entry); it != base_->index[l].end()) {
+    for (std::size_t i = 0; i < layout.entries[l].size(); ++i) {
+      const std::string_view entry = layout.entries[l][i];
+      if (auto it = base_->index[l].find({entry, layout.hashes[l][i]}); it != base_->index[l].end()) {
         section.slots.push_back(it->second);
         ++r.reused_entries;
       } else {
@@ -223,7 +246,9 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
   return r;
 }
 
-void SnapshotLoader::remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot) {
+void SnapshotLoader::remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot,
+                              std::shared_ptr<const void>& retired) {
+  if (base_) retired = std::shared_ptr<const Base>(std::move(base_));
   if (!layout) {
     base_.reset();  // not JSON the reader can lay out: the next text is read whole
     return;
@@ -243,7 +268,7 @@ void SnapshotLoader::remember(std::string&& padded, const Layout* layout, std::s
     for (std::size_t i = 0; i < entries.size(); ++i) {
       // The text moved with the string; the entry is at the same offset.
       const std::string_view entry(base->text.data() + (entries[i].data() - layout->base), entries[i].size());
-      base->index[l].emplace(entry, i);
+      base->index[l].emplace(HashedEntry{entry, layout->hashes[l][i]}, i);
     }
   }
   base_ = std::move(base);

@@ -113,6 +113,8 @@ std::string lowercase_identifier(std::string_view text) {
 }
 
 bool has_context_dependent_lowercase(std::string_view text) {
+  // Checked for every name of every object on every compile; names are mostly ASCII.
+  if (std::all_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x80; })) return false;
   for (std::size_t i = 0; i < text.size();) {
     char32_t cp = 0;
     const std::size_t len = decode_utf8(text, i, cp);

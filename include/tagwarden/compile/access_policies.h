@@ -31,6 +31,10 @@ struct PolicyDecision {
 /// made deciding M's trino_a 4.5x slower when the compile paid for it too.
 enum class PolicyReasons { Short, WithRoles };
 
+/// Whether any enabled policy's scope reaches the object (judge_policies is then not empty, for
+/// every user): what the compile memo asks of every object, without judging anyone.
+bool any_policy_reaches(const Model& m, const ObjectPolicy& op);
+
 /// Every enabled policy whose scope reaches the object, judged for `user`.
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
                                            PolicyReasons reasons = PolicyReasons::Short);

@@ -21,7 +21,9 @@ struct CompileMemo {
   /// SHA-256 of each listed object's inputs: the object, the grants covering it, who is cleared
   /// for its gated tags, and access policies when one reaches it.
   std::vector<std::string> object_digests;
-  std::vector<std::vector<AccessClass>> classes;  ///< parallel: the object's decided classes
+  /// Parallel: the object's decided classes, shared with the PolicySet (and with the next one,
+  /// for an object decided alike).
+  std::vector<AccessClasses> classes;
   /// Parallel too: row filters that mean no rows on the object, with the users they mean it for.
   std::vector<std::vector<std::pair<std::string, std::vector<std::string>>>> unsatisfiable;
   /// Rules for unlisted names: they read the context and who may not create, nothing else.

@@ -40,6 +40,12 @@ struct Model {
   bool is_cleared(std::size_t user, const std::string& tag) const { return cleared[user][tag_index.at(tag)]; }
   /// Earliest expires_at strictly after now among direct and group assignments, if any.
   std::optional<Timestamp> next_expiry() const;
+
+  /// What is worked out from the model on first use, once, by whichever profile's compile asks
+  /// first, and shared with the others (compile/policy_keys.h: every profile read the same keys).
+  struct Lazy;
+  std::shared_ptr<Lazy> lazy = make_lazy();
+  static std::shared_ptr<Lazy> make_lazy();
 };
 
 /// Pure; `now` is generated_at unless overridden.

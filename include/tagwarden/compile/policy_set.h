@@ -72,6 +72,25 @@ struct AccessClass {
   std::vector<std::string> reasons;                       ///< why access is less than granted; empty when equal
 };
 
+/// An object's classes, never changed once decided, and shared: the compile memo hands the
+/// classes of an object decided alike to the next PolicySet as they are, instead of a copy.
+class AccessClasses {
+ public:
+  AccessClasses() = default;
+  AccessClasses(std::vector<AccessClass> classes)  // NOLINT: implicit, as the list it holds
+      : list_(std::make_shared<const std::vector<AccessClass>>(std::move(classes))) {}
+  const std::vector<AccessClass>& list() const { return list_ ? *list_ : empty_list(); }
+  std::vector<AccessClass>::const_iterator begin() const { return list().begin(); }
+  std::vector<AccessClass>::const_iterator end() const { return list().end(); }
+  std::size_t size() const { return list().size(); }
+  bool empty() const { return list().empty(); }
+  const AccessClass& operator[](std::size_t i) const { return list()[i]; }
+
+ private:
+  static const std::vector<AccessClass>& empty_list();
+  std::shared_ptr<const std::vector<AccessClass>> list_;
+};
+
 struct ObjectPolicy {
   std::size_t object = 0;       ///< index into the snapshot's objects
   QualifiedName platform_name;  ///< as in the snapshot
@@ -82,7 +101,7 @@ struct ObjectPolicy {
   std::vector<std::string> object_gates;  ///< engine-gated tags on the whole object (own + inherited), sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> column_gates;  ///< engine column -> gated tags
   /// Users holding any grant on it, in classes ordered by (access, granted, reasons, users).
-  std::vector<AccessClass> classes;
+  AccessClasses classes;
 
   /// The class holding `user`, or nullptr when the user holds no grant on the object.
   const AccessClass* class_of(std::size_t user) const;

@@ -27,6 +27,10 @@ class SnapshotLoader {
     bool incremental = false;        ///< read against the last valid snapshot
     std::size_t reused_entries = 0;  ///< entries taken from the last valid snapshot
     std::size_t read_entries = 0;    ///< entries of users, role_assignments and objects read afresh
+    /// What the loader kept of the text before (its copy and index, megabytes at scale), replaced
+    /// by this one. Freed with the Result, or later by a caller that holds it: the daemon drops it
+    /// once every profile is served, so the free is not on the webhook-to-served path.
+    std::shared_ptr<const void> retired;
   };
 
   SnapshotLoader();
@@ -43,7 +47,9 @@ class SnapshotLoader {
   struct Layout;
   struct Base;
   Result read_against_base(const Layout& layout);
-  void remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot);
+  /// Keeps `padded` and `snapshot` as the base of the next read; the base replaced goes to `retired`.
+  void remember(std::string&& padded, const Layout* layout, std::shared_ptr<const Snapshot> snapshot,
+                std::shared_ptr<const void>& retired);
 
   struct Reader;
   std::unique_ptr<Reader> reader_;  ///< simdjson's On-Demand parser, kept for its buffers
