@@ -9,6 +9,7 @@
 #include <random>
 
 #include "helpers.h"
+#include "tagwarden/compile/access_policies.h"
 #include "tagwarden/compile/compiler.h"
 #include "tagwarden/engines/registry.h"
 #include "tagwarden/engines/starrocks/artifact.h"
@@ -189,6 +190,12 @@ TEST_CASE("incremental recompiles equal full compiles, byte for byte", "[increme
         const std::string text = tw::trino::render_rules(*full.policy_set).text;
         CHECK(text == tw::trino::render_rules(*incremental.policy_set).text);
         CHECK(text == tw::trino::render_rules(*incremental.policy_set, &cache).text);
+        // The memo key asks whether any policy reaches an object without judging anyone.
+        for (const auto& op : full.policy_set->objects) {
+          for (std::size_t u : {std::size_t{0}, next->snapshot->users.size() - 1}) {
+            CHECK(tw::any_policy_reaches(*next, op) == !tw::judge_policies(*next, op, u).empty());
+          }
+        }
       }
       CHECK(full.reused_objects == 0);
       reused += incremental.reused_objects;
