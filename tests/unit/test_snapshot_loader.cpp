@@ -73,7 +73,7 @@ struct World : twtest::Dice {
   // One change, valid or not, of the kind a governance tool makes or gets wrong. Returns the text.
   std::string change(json s) {
     std::string tail;  // text after the document
-    switch (pick(16)) {
+    switch (pick(18)) {
       case 0:  // a tag on a column, known or not
         any(any(s["objects"])["columns"])["tags"] = {coin(0.8) ? "tag" + std::to_string(pick(6)) : "nope"};
         break;
@@ -148,6 +148,17 @@ struct World : twtest::Dice {
         s["policies"][0]["scope"]["tag"] = "tag" + std::to_string(pick(6));
         if (coin()) s["classifications"].erase(pick(s["classifications"].size()));
         break;
+      case 15:  // an assignment twice, byte for byte: the same entry of the last snapshot taken twice
+        s["role_assignments"].insert(s["role_assignments"].begin() + pick(s["role_assignments"].size()),
+                                     any(s["role_assignments"]));
+        break;
+      case 16: {  // a new assignment twice, or a new one and a user's assignment to the same role again
+        const json a = {{"role", "role" + std::to_string(pick(4))}, {"user", coin() ? "newcomer" : "user1"}};
+        if (a["user"] == "newcomer") s["users"].push_back({{"name", "newcomer"}});
+        s["role_assignments"].push_back(a);
+        if (coin()) s["role_assignments"].insert(s["role_assignments"].begin(), a);
+        break;
+      }
       default:  // a user's attributes
         any(s["users"])["attributes"] = {{"region", coin() ? json("APAC") : json(nullptr)}};
         break;
