@@ -67,18 +67,6 @@ std::string principal_status(const Model& m, std::size_t user, const PrincipalSe
   return out + ")";
 }
 
-// Tags that a scope selects: one tag, or every tag at or above a level.
-std::set<std::string> scope_tags(const Model& m, const PolicyScope& scope) {
-  std::set<std::string> out;
-  if (scope.kind == PolicyScope::Kind::Tag) out.insert(scope.name);
-  if (scope.kind == PolicyScope::Kind::LevelAtLeast) {
-    for (const auto& c : m.snapshot->classifications) {
-      if (c.level && *c.level >= scope.level) out.insert(c.name);
-    }
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Typing row-filter literals to their column. A value the column cannot hold would make Trino
 // fail the query at run time; it fails closed at compile time instead (no rows for the principal).
@@ -537,13 +525,21 @@ ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) 
     case PolicyScope::Kind::Tag:
     case PolicyScope::Kind::LevelAtLeast: {
       const auto& object_tags = m.object_tags[op.object];
-      const auto tags = scope_tags(m, p.scope);
-      for (const auto& t : tags) r.whole_object = r.whole_object || object_tags.count(t);
+      // The tag itself, or any classification at or above the level; asked of every object's tags on
+      // every compile, so no set of them is built.
+      auto in_scope = [&](const std::string& t) {
+        if (p.scope.kind == PolicyScope::Kind::Tag) return t == p.scope.name;
+        const auto it = m.tag_index.find(t);
+        if (it == m.tag_index.end()) return false;
+        const auto& level = m.snapshot->classifications[it->second].level;
+        return level && *level >= p.scope.level;
+      };
+      for (const auto& t : object_tags) r.whole_object = r.whole_object || in_scope(t);
       bool own = false;  // the object's own tags, not inherited ones
-      for (const auto& t : o.tags) own = own || tags.count(t);
+      for (const auto& t : o.tags) own = own || in_scope(t);
       for (std::size_t i = 0; i < o.columns.size(); ++i) {
         for (const auto& t : o.columns[i].tags) {
-          if (tags.count(t)) {
+          if (in_scope(t)) {
             own = true;
             if (!r.whole_object) r.columns.push_back(op.columns[i]);
             break;

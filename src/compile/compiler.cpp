@@ -154,15 +154,26 @@ class ProfileCompiler {
   }
 
   void collect_objects(PolicySet& ps) {
-    std::set<std::string> present;
+    // Sorted by engine name first, then built in that order: sorting the built policies moved
+    // every one of them about (a fifth of this step at M).
+    std::vector<std::pair<QualifiedName, std::size_t>> order;
     for (std::size_t i = 0; i < s_.objects.size(); ++i) {
       const Object& o = s_.objects[i];
       if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
+      order.emplace_back(engine_name(o.name), i);
+    }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    ps.objects.reserve(order.size());
+    std::set<std::string> present;
+    for (auto& [name, i] : order) {
+      const Object& o = s_.objects[i];
       ObjectPolicy op;
       op.object = i;
       op.platform_name = o.name;
-      op.engine_name = engine_name(o.name);
+      op.engine_name = std::move(name);
       op.kind = o.kind;
+      op.columns.reserve(o.columns.size());
+      op.column_types.reserve(o.columns.size());
       for (const auto& t : m_.object_tags[i]) {
         if (m_.is_engine_gated(t)) op.object_gates.push_back(t);
       }
@@ -184,8 +195,6 @@ class ProfileCompiler {
       std::sort(op.column_gates.begin(), op.column_gates.end());
       ps.objects.push_back(std::move(op));
     }
-    std::sort(ps.objects.begin(), ps.objects.end(),
-              [](const ObjectPolicy& a, const ObjectPolicy& b) { return a.engine_name < b.engine_name; });
     ps.gated_tags.assign(present.begin(), present.end());
   }
 
