@@ -42,6 +42,13 @@ void index_objects(const Snapshot& s, Model& m) {
 
 }  // namespace
 
+RoleSet::RoleSet(std::vector<std::string> roles) : roles_(std::move(roles)) {
+  std::sort(roles_.begin(), roles_.end());
+  roles_.erase(std::unique(roles_.begin(), roles_.end()), roles_.end());
+}
+
+bool RoleSet::count(const std::string& role) const { return std::binary_search(roles_.begin(), roles_.end(), role); }
+
 std::optional<Timestamp> Model::next_expiry() const {
   std::optional<Timestamp> next;
   for (const auto& a : snapshot->role_assignments) {
@@ -64,14 +71,12 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
   for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
 
-  m->direct_roles.resize(s.users.size());
+  std::vector<std::vector<std::string>> direct(s.users.size());
   for (const auto& a : s.role_assignments) {
     if (!a.user || !unexpired(a, m->now)) continue;
-    const std::size_t u = m->user_index.at(*a.user);
-    if (m->direct_roles[u].insert(a.role).second) m->role_holders[a.role].push_back(u);
+    direct[m->user_index.at(*a.user)].push_back(a.role);
   }
-  for (auto& [role, holders] : m->role_holders) std::sort(holders.begin(), holders.end());
-  m->any_roles = m->direct_roles;
+  std::vector<std::vector<std::string>> any = direct;
   std::map<std::string, std::vector<std::size_t>> group_members;
   for (std::size_t u = 0; u < s.users.size(); ++u) {
     for (const auto& g : s.users[u].groups) group_members[g].push_back(u);
@@ -79,8 +84,15 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   for (const auto& a : s.role_assignments) {
     if (!a.group || !unexpired(a, m->now)) continue;
     if (auto it = group_members.find(*a.group); it != group_members.end()) {
-      for (std::size_t u : it->second) m->any_roles[u].insert(a.role);
+      for (std::size_t u : it->second) any[u].push_back(a.role);
     }
+  }
+  m->direct_roles.reserve(s.users.size());
+  m->any_roles.reserve(s.users.size());
+  for (std::size_t u = 0; u < s.users.size(); ++u) {
+    m->direct_roles.emplace_back(std::move(direct[u]));
+    m->any_roles.emplace_back(std::move(any[u]));
+    for (const auto& role : m->direct_roles[u]) m->role_holders[role].push_back(u);  // users in order
   }
 
   m->engine_gated.resize(s.classifications.size());

@@ -26,7 +26,7 @@ PolicyKeys policy_keys(const Model& model) {
     }
   };
   for (std::size_t i = 0; i < s.policies.size(); ++i) collect(s.policies[i].condition, refs[i]);
-  auto holds = [&](std::size_t u, const PrincipalSet& set, const std::set<std::string>& roles) {
+  auto holds = [&](std::size_t u, const PrincipalSet& set, const RoleSet& roles) {
     if (std::find(set.users.begin(), set.users.end(), s.users[u].name) != set.users.end()) return true;
     for (const auto& r : set.roles) {
       if (roles.count(r)) return true;
