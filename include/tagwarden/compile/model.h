@@ -35,6 +35,12 @@ class RoleSet {
 };
 
 struct Model {
+  Model() = default;
+  // Not copied: a copy would share `lazy` (what was worked out from the original) while its
+  // fields could be changed. Models are made by build_model and shared read-only.
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
   std::shared_ptr<const Snapshot> snapshot;
   Timestamp now;
 
