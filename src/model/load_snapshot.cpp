@@ -255,12 +255,9 @@ class SnapshotValidator {
           if (s.role_assignments.size() > before) fresh.push_back(before);
         },
         [&](const RoleAssignment& a, std::size_t i) {
-          const auto path = [i] { return index_path("role_assignments", i); };
-          if (!roles_.count(a.role)) errors_.push_back({key_path(path(), "role"), "unknown role " + quote(a.role)});
-          if (a.user && !users_.count(*a.user))
-            errors_.push_back({key_path(path(), "user"), "unknown user " + quote(*a.user)});
+          check_taken_assignment(a, i);
           const auto slot = static_cast<std::size_t>(&a - previous.data());
-          if (taken[slot]) errors_.push_back({path(), duplicate_assignment(a)});
+          if (taken[slot]) errors_.push_back({index_path("role_assignments", i), duplicate_assignment(a)});
           taken[slot] = true;
           s.role_assignments.push_back(a);
         });
@@ -309,12 +306,18 @@ class SnapshotValidator {
            quote(a.user ? *a.user : *a.group);
   }
 
-  void take_assignment(const RoleAssignment& a, std::size_t i, Snapshot& s) {
+  // What an assignment taken from the last snapshot names must still be there.
+  void check_taken_assignment(const RoleAssignment& a, std::size_t i) {
     const auto path = [i] { return index_path("role_assignments", i); };
     if (!roles_.count(a.role)) errors_.push_back({key_path(path(), "role"), "unknown role " + quote(a.role)});
     if (a.user && !users_.count(*a.user))
       errors_.push_back({key_path(path(), "user"), "unknown user " + quote(*a.user)});
-    if (auto duplicate = add_assignment(RoleAssignment(a), s)) errors_.push_back({path(), std::move(*duplicate)});
+  }
+
+  void take_assignment(const RoleAssignment& a, std::size_t i, Snapshot& s) {
+    check_taken_assignment(a, i);
+    if (auto duplicate = add_assignment(RoleAssignment(a), s))
+      errors_.push_back({index_path("role_assignments", i), std::move(*duplicate)});
   }
 
   void read_assignment(JsonValue item, std::size_t i, Snapshot& s) {
