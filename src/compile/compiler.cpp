@@ -309,6 +309,7 @@ class ProfileCompiler {
   void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags,
                      const std::vector<std::size_t>& view_owners) {
     classes_.clear();
+    forget_judged();
     const GrantPartition& partition = partitions_.by_grants(covering);
     for (const auto& group : partitions_.by_clearance(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
@@ -523,46 +524,82 @@ class ProfileCompiler {
     }
   }
 
-  // Access policies depend on each user's attributes and roles: judge them once
-  // per policy key, then regroup the class by outcome. Objects no policy reaches skip this.
+  // Access policies depend on each user's attributes and roles: judge them once per policy key
+  // and object, then regroup the class by outcome. Objects no policy reaches skip this.
   void apply_policies(ObjectPolicy& op, AccessClass cls) {
     const auto& users = *cls.users;
-    if (judge_policies(m_, op, users.front()).empty()) {
+    const PolicyGroups& groups = policy_groups(cls.users);
+    if (groups.keys.empty() || judged(op, groups.keys.front(), groups.first.front()).empty()) {
       classes_.push_back(std::move(cls));
       return;
     }
-    // Users by policy key, each key's users in order (the first is the one judged); the
-    // outcomes' lists are sorted below, so the order of the keys does not matter.
-    std::vector<std::vector<std::size_t>> by_key;
-    if (key_slot_.size() != policy_keys_->text.size()) key_slot_.assign(policy_keys_->text.size(), kUnset);
-    for (std::size_t u : users) {
-      std::size_t& slot = key_slot_[policy_keys_->of_user[u]];
-      if (slot == kUnset) {
-        slot = by_key.size();
-        by_key.emplace_back();
-        touched_keys_.push_back(policy_keys_->of_user[u]);
-      }
-      by_key[slot].push_back(u);
-    }
-    for (std::size_t k : touched_keys_) key_slot_[k] = kUnset;
-    touched_keys_.clear();
     std::map<std::pair<Access, std::vector<std::string>>, std::vector<std::size_t>> outcomes;
-    for (auto& members : by_key) {
-      const auto decisions = judge_policies(m_, op, members.front());
+    std::vector<std::vector<std::size_t>*> outcome_of_group;
+    for (std::size_t i = 0; i < groups.keys.size(); ++i) {
+      const std::vector<PolicyDecision>& decisions = judged(op, groups.keys[i], groups.first[i]);
       for (const auto& d : decisions) {
         if (!d.applies || !d.unsatisfiable) continue;
-        for (std::size_t u : members) object_unsatisfiable_[d.policy].insert(s_.users[u].name);
+        for (std::size_t u : users) {
+          if (policy_keys_->of_user[u] == groups.keys[i]) object_unsatisfiable_[d.policy].insert(s_.users[u].name);
+        }
       }
-      UserAccess ua{members.front(), cls.access, cls.granted, cls.reasons};
+      UserAccess ua{groups.first[i], cls.access, cls.granted, cls.reasons};
       apply_policy_decisions(decisions, op, ua);
-      auto& out = outcomes[{std::move(ua.access), std::move(ua.reasons)}];
-      out.insert(out.end(), members.begin(), members.end());
+      outcome_of_group.push_back(&outcomes[{std::move(ua.access), std::move(ua.reasons)}]);
+    }
+    if (outcomes.size() > 1) {
+      // Each outcome's users in the class's order, which is sorted: no sort of lists as long as
+      // the class (20,000 users at L).
+      for (std::size_t i = 0; i < groups.keys.size(); ++i) key_slot_[groups.keys[i]] = i;
+      for (std::size_t u : users) outcome_of_group[key_slot_[policy_keys_->of_user[u]]]->push_back(u);
+      for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
     }
     for (auto& [outcome, members] : outcomes) {
-      std::sort(members.begin(), members.end());
       auto shared = outcomes.size() == 1 ? cls.users : lists_.get(std::move(members));
       classes_.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
+  }
+
+  // The policy keys among a list's users, each with its first user, in order of first appearance.
+  // Lists are shared by many objects' classes, so each is scanned once per compile.
+  struct PolicyGroups {
+    std::shared_ptr<const std::vector<std::size_t>> users;  // keeps the address, the map's key, taken
+    std::vector<std::size_t> keys;
+    std::vector<std::size_t> first;
+  };
+  const PolicyGroups& policy_groups(const std::shared_ptr<const std::vector<std::size_t>>& users) {
+    auto [it, fresh] = policy_groups_.try_emplace(users.get());
+    if (!fresh) return it->second;
+    PolicyGroups& groups = it->second;
+    groups.users = users;
+    if (key_slot_.size() != policy_keys_->text.size()) key_slot_.assign(policy_keys_->text.size(), kUnset);
+    for (std::size_t u : *users) {
+      std::size_t& slot = key_slot_[policy_keys_->of_user[u]];
+      if (slot != kUnset) continue;
+      slot = groups.keys.size();
+      groups.keys.push_back(policy_keys_->of_user[u]);
+      groups.first.push_back(u);
+    }
+    for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
+    return groups;
+  }
+
+  // The policies judged on the object being decided for a user of this key; every user of a key
+  // is judged alike (compile/policy_keys.h), whichever class they are in.
+  const std::vector<PolicyDecision>& judged(const ObjectPolicy& op, std::size_t key, std::size_t user) {
+    if (judged_slot_.size() != policy_keys_->text.size()) judged_slot_.assign(policy_keys_->text.size(), kUnset);
+    std::size_t& slot = judged_slot_[key];
+    if (slot == kUnset) {
+      slot = judged_.size();
+      judged_.push_back(judge_policies(m_, op, user));
+      judged_keys_.push_back(key);
+    }
+    return judged_[slot];
+  }
+  void forget_judged() {
+    for (std::size_t k : judged_keys_) judged_slot_[k] = kUnset;
+    judged_keys_.clear();
+    judged_.clear();
   }
 
   void build_unlisted(PolicySet& ps) {
@@ -593,8 +630,11 @@ class ProfileCompiler {
   UserLists lists_;  // every access class's user list, once per content
   UserPartitions partitions_{m_, grants_, lists_};
   static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> key_slot_;  // per policy key, while one class is split: its group, or kUnset
-  std::vector<std::size_t> touched_keys_;
+  std::vector<std::size_t> key_slot_;  // per policy key, while one list is scanned or split, else kUnset
+  std::unordered_map<const std::vector<std::size_t>*, PolicyGroups> policy_groups_;
+  std::vector<std::size_t> judged_slot_;  // per policy key: its decisions on the object being decided
+  std::vector<std::vector<PolicyDecision>> judged_;
+  std::vector<std::size_t> judged_keys_;
   const PolicyKeys* policy_keys_ = nullptr;  // the model's, shared by every profile
   std::vector<AccessClass> classes_;         // the object being decided: its classes until they are sorted
   std::vector<bool> restricted_;

@@ -1,8 +1,9 @@
 #include "user_partitions.h"
 
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <string>
-#include <unordered_map>
 
 namespace tw {
 
@@ -14,16 +15,14 @@ const GrantPartition& UserPartitions::by_grants(const std::vector<std::size_t>& 
   if (!fresh) return it->second;
   std::vector<std::uint8_t>& acc = scratch_privileges_;
   acc.assign(m_.snapshot->users.size(), 0);
-  std::vector<std::size_t> touched;
   for (std::size_t g : grants) {
-    for (std::size_t u : grants_[g].holders) {
-      if (!acc[u]) touched.push_back(u);
-      acc[u] |= grants_[g].privileges.bits();
-    }
+    for (std::size_t u : grants_[g].holders) acc[u] |= grants_[g].privileges.bits();
   }
-  std::sort(touched.begin(), touched.end());
+  // A scan of every user finds the holders in order; sorting them cost more at L (20,000 users).
   std::map<std::uint8_t, std::vector<std::size_t>> by_privileges;
-  for (std::size_t u : touched) by_privileges[acc[u]].push_back(u);
+  for (std::size_t u = 0; u < acc.size(); ++u) {
+    if (acc[u]) by_privileges[acc[u]].push_back(u);
+  }
   for (auto& [bits, users] : by_privileges) {
     it->second.push_back({PrivilegeSet(bits), lists_.get(std::move(users))});
   }
@@ -34,59 +33,71 @@ const ClearancePartition& UserPartitions::by_clearance(const GrantPartition& par
                                                        const std::vector<std::size_t>& tags) {
   auto [it, fresh] = clearance_partitions_.try_emplace({&partition, tags});
   if (!fresh) return it->second;
-  const std::vector<std::size_t>& kind = clearance_kinds();
+  struct Part {
+    UserBits users;
+    std::vector<bool> cleared;
+  };
   for (const auto& group : partition) {
-    // Users of one clearance kind are cleared alike for any tags, so each kind's key over
-    // these tags is worked out once, from its first user; every user then costs one lookup.
-    std::unordered_map<std::string, std::size_t> by_key;  // '1' = cleared, one per tag -> index into lists
-    std::vector<std::vector<std::size_t>> lists;
-    std::string key(tags.size(), '0');
-    for (std::size_t u : *group.users) {
-      std::size_t& slot = kind_slot_[kind[u]];
-      if (slot == kUnset) {
-        const std::vector<bool>& cleared = m_.cleared[u];
-        for (std::size_t i = 0; i < tags.size(); ++i) key[i] = cleared[tags[i]] ? '1' : '0';
-        auto [at, added] = by_key.try_emplace(key, lists.size());
-        if (added) lists.emplace_back();
-        slot = at->second;
-        touched_kinds_.push_back(kind[u]);
+    // Each tag in turn splits every part into its users not cleared and cleared for it, as
+    // bitmaps: a word operation per 64 users, where a lookup per user cost most of a cold
+    // compile at L. The parts stay in the order of their cleared flags, false first.
+    std::vector<Part> parts, next;
+    parts.push_back({members(*group.users), {}});
+    for (std::size_t t : tags) {
+      const UserBits& holders = m_.cleared_users[t];
+      next.clear();
+      for (Part& part : parts) {
+        Part without{UserBits(part.users.size()), part.cleared}, with{UserBits(part.users.size()), part.cleared};
+        std::uint64_t any_without = 0, any_with = 0;
+        for (std::size_t w = 0; w < part.users.size(); ++w) {
+          without.users[w] = part.users[w] & ~holders[w];
+          with.users[w] = part.users[w] & holders[w];
+          any_without |= without.users[w];
+          any_with |= with.users[w];
+        }
+        without.cleared.push_back(false);
+        with.cleared.push_back(true);
+        if (any_without) next.push_back(std::move(without));
+        if (any_with) next.push_back(std::move(with));
       }
-      lists[slot].push_back(u);
+      parts.swap(next);
     }
-    for (std::size_t k : touched_kinds_) kind_slot_[k] = kUnset;
-    touched_kinds_.clear();
-    std::map<std::vector<bool>, std::size_t> split;  // in the order classes are listed
-    for (const auto& [bits, index] : by_key) {
-      std::vector<bool> flags(bits.size());
-      for (std::size_t i = 0; i < bits.size(); ++i) flags[i] = bits[i] == '1';
-      split.emplace(std::move(flags), index);
-    }
-    for (auto& [cleared, index] : split) {
-      auto shared = split.size() == 1 ? group.users : lists_.get(std::move(lists[index]));
-      it->second.push_back({group.granted, cleared, std::move(shared)});
+    for (Part& part : parts) {
+      auto users = parts.size() == 1 ? group.users : list_of(part.users);
+      it->second.push_back({group.granted, std::move(part.cleared), std::move(users)});
     }
   }
   return it->second;
 }
 
-// Users cleared for exactly the same engine-gated tags share a kind: no object's gates can
-// tell them apart. Worked out once per compile.
-const std::vector<std::size_t>& UserPartitions::clearance_kinds() {
-  const std::size_t users = m_.snapshot->users.size();
-  if (!clearance_kind_.empty() || users == 0) return clearance_kind_;
-  std::vector<std::size_t> gated;
-  for (std::size_t t = 0; t < m_.engine_gated.size(); ++t) {
-    if (m_.engine_gated[t]) gated.push_back(t);
+const UserPartitions::UserBits& UserPartitions::members(const std::vector<std::size_t>& users) {
+  auto [it, fresh] = members_.try_emplace(&users);
+  if (fresh) {
+    it->second.assign((m_.snapshot->users.size() + 63) / 64, 0);
+    for (std::size_t u : users) it->second[u / 64] |= std::uint64_t{1} << (u % 64);
   }
-  std::unordered_map<std::string, std::size_t> kinds;
-  std::string key(gated.size(), '0');
-  clearance_kind_.resize(users);
-  for (std::size_t u = 0; u < users; ++u) {
-    for (std::size_t i = 0; i < gated.size(); ++i) key[i] = m_.cleared[u][gated[i]] ? '1' : '0';
-    clearance_kind_[u] = kinds.try_emplace(key, kinds.size()).first->second;
+  return it->second;
+}
+
+std::shared_ptr<const std::vector<std::size_t>> UserPartitions::list_of(const UserBits& bits) {
+  // Keyed by the bitmap, 64 times smaller than the list: most splits repeat one made before.
+  std::string key(reinterpret_cast<const char*>(bits.data()), bits.size() * sizeof(std::uint64_t));
+  auto [it, fresh] = lists_by_bits_.try_emplace(std::move(key));
+  if (fresh) it->second = lists_.get(listed(bits));
+  return it->second;
+}
+
+std::vector<std::size_t> UserPartitions::listed(const UserBits& bits) {
+  std::size_t count = 0;
+  for (std::uint64_t word : bits) count += static_cast<std::size_t>(std::popcount(word));
+  std::vector<std::size_t> users(count);
+  std::size_t n = 0;
+  for (std::size_t w = 0; w < bits.size(); ++w) {
+    for (std::uint64_t word = bits[w]; word != 0; word &= word - 1) {
+      users[n++] = w * 64 + static_cast<std::size_t>(std::countr_zero(word));
+    }
   }
-  kind_slot_.assign(kinds.size(), kUnset);
-  return clearance_kind_;
+  return users;
 }
 
 }  // namespace tw

@@ -5,8 +5,11 @@
 // compile and its user lists are shared by every such object.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,18 +47,21 @@ class UserPartitions {
   const ClearancePartition& by_clearance(const GrantPartition& partition, const std::vector<std::size_t>& tags);
 
  private:
-  const std::vector<std::size_t>& clearance_kinds();
+  using UserBits = std::vector<std::uint64_t>;  // bit u % 64 of word u / 64: user u is in
+  /// A list's users as a bitmap, made once per list (the lists of a grant partition are shared).
+  const UserBits& members(const std::vector<std::size_t>& users);
+  /// The shared list of these users, made once per content.
+  std::shared_ptr<const std::vector<std::size_t>> list_of(const UserBits& bits);
+  static std::vector<std::size_t> listed(const UserBits& bits);
 
-  static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
   const Model& m_;
   const std::vector<EngineGrant>& grants_;
   UserLists& lists_;
   std::map<std::vector<std::size_t>, GrantPartition> partitions_;  // covering grants -> partition
   std::map<std::pair<const GrantPartition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
+  std::map<const std::vector<std::size_t>*, UserBits> members_;  // keyed by lists the partitions hold
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::size_t>>> lists_by_bits_;
   std::vector<std::uint8_t> scratch_privileges_;
-  std::vector<std::size_t> clearance_kind_;  // per user: users alike for every engine-gated tag share one
-  std::vector<std::size_t> kind_slot_;       // per kind, while one group is split: its list, or kUnset
-  std::vector<std::size_t> touched_kinds_;
 };
 
 }  // namespace tw

@@ -4,6 +4,7 @@
 // Built once per snapshot and shared read-only between profiles.
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -58,6 +59,9 @@ struct Model {
   std::vector<std::vector<std::size_t>> object_bases;
   std::vector<bool> engine_gated;          ///< per classification: has at least one role row
   std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
+  /// The same facts by classification: bit u % 64 of word u / 64 is set when user u is cleared.
+  /// Splitting a set of users by clearance is then word operations, not a lookup per user.
+  std::vector<std::vector<std::uint64_t>> cleared_users;
 
   const User& user(std::size_t i) const { return snapshot->users[i]; }
   const Object& object(std::size_t i) const { return snapshot->objects[i]; }
