@@ -535,23 +535,29 @@ class ProfileCompiler {
     }
     std::map<std::pair<Access, std::vector<std::string>>, std::vector<std::size_t>> outcomes;
     std::vector<std::vector<std::size_t>*> outcome_of_group;
+    std::vector<std::vector<std::string>> unsatisfiable_of_group(groups.keys.size());  // policies: no rows
+    bool any_unsatisfiable = false;
     for (std::size_t i = 0; i < groups.keys.size(); ++i) {
       const std::vector<PolicyDecision>& decisions = judged(op, groups.keys[i], groups.first[i]);
       for (const auto& d : decisions) {
         if (!d.applies || !d.unsatisfiable) continue;
-        for (std::size_t u : users) {
-          if (policy_keys_->of_user[u] == groups.keys[i]) object_unsatisfiable_[d.policy].insert(s_.users[u].name);
-        }
+        unsatisfiable_of_group[i].push_back(d.policy);
+        any_unsatisfiable = true;
       }
       UserAccess ua{groups.first[i], cls.access, cls.granted, cls.reasons};
       apply_policy_decisions(decisions, op, ua);
       outcome_of_group.push_back(&outcomes[{std::move(ua.access), std::move(ua.reasons)}]);
     }
-    if (outcomes.size() > 1) {
-      // Each outcome's users in the class's order, which is sorted: no sort of lists as long as
-      // the class (20,000 users at L).
+    const bool split = outcomes.size() > 1;
+    if (split || any_unsatisfiable) {
+      // One pass over the class in its order, which is sorted: each outcome's users come out
+      // sorted, with no sort of lists as long as the class (20,000 users at L).
       for (std::size_t i = 0; i < groups.keys.size(); ++i) key_slot_[groups.keys[i]] = i;
-      for (std::size_t u : users) outcome_of_group[key_slot_[policy_keys_->of_user[u]]]->push_back(u);
+      for (std::size_t u : users) {
+        const std::size_t group = key_slot_[policy_keys_->of_user[u]];
+        if (split) outcome_of_group[group]->push_back(u);
+        for (const auto& policy : unsatisfiable_of_group[group]) object_unsatisfiable_[policy].insert(s_.users[u].name);
+      }
       for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
     }
     for (auto& [outcome, members] : outcomes) {
