@@ -567,17 +567,17 @@ class ProfileCompiler {
   }
 
   // The policy keys among a list's users, each with its first user, in order of first appearance.
-  // Lists are shared by many objects' classes, so each is scanned once per compile.
+  // Lists are shared by many objects' classes, so each is scanned once per compile; a list whose
+  // users mostly have keys of their own is not kept (it would double the list's memory), and the
+  // result is valid until the next call.
   struct PolicyGroups {
     std::shared_ptr<const std::vector<std::size_t>> users;  // keeps the address, the map's key, taken
     std::vector<std::size_t> keys;
     std::vector<std::size_t> first;
   };
   const PolicyGroups& policy_groups(const std::shared_ptr<const std::vector<std::size_t>>& users) {
-    auto [it, fresh] = policy_groups_.try_emplace(users.get());
-    if (!fresh) return it->second;
-    PolicyGroups& groups = it->second;
-    groups.users = users;
+    if (auto it = policy_groups_.find(users.get()); it != policy_groups_.end()) return it->second;
+    PolicyGroups groups{users, {}, {}};
     if (key_slot_.size() != policy_keys_->text.size()) key_slot_.assign(policy_keys_->text.size(), kUnset);
     for (std::size_t u : *users) {
       std::size_t& slot = key_slot_[policy_keys_->of_user[u]];
@@ -587,7 +587,11 @@ class ProfileCompiler {
       groups.first.push_back(u);
     }
     for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
-    return groups;
+    if (groups.keys.size() * 4 > users->size()) {
+      unkept_groups_ = std::move(groups);
+      return unkept_groups_;
+    }
+    return policy_groups_.emplace(users.get(), std::move(groups)).first->second;
   }
 
   // The policies judged on the object being decided for a user of this key; every user of a key
@@ -638,6 +642,7 @@ class ProfileCompiler {
   static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
   std::vector<std::size_t> key_slot_;  // per policy key, while one list is scanned or split, else kUnset
   std::unordered_map<const std::vector<std::size_t>*, PolicyGroups> policy_groups_;
+  PolicyGroups unkept_groups_;            // the last list's, when not kept in policy_groups_
   std::vector<std::size_t> judged_slot_;  // per policy key: its decisions on the object being decided
   std::vector<std::vector<PolicyDecision>> judged_;
   std::vector<std::size_t> judged_keys_;
