@@ -113,11 +113,13 @@ const std::string& MemoKeys::covering(const std::vector<std::size_t>& grants) {
 
 const std::string& MemoKeys::clearance(std::size_t tag) {
   if (!clearance_keys_[tag]) {
-    std::string bits(m_.cleared.size(), '0');
-    for (std::size_t u = 0; u < m_.cleared.size(); ++u) {
-      if (m_.cleared[u][tag]) bits[u] = '1';
-    }
-    clearance_keys_[tag] = Digest().add(bits).finish();
+    // Who is cleared, as the model's bitmap: the user count tells a last word's unused bits apart.
+    const std::vector<std::uint64_t>& cleared = m_.cleared_users[tag];
+    clearance_keys_[tag] = Digest()
+                               .add(m_.snapshot->users.size())
+                               .add(std::string_view(reinterpret_cast<const char*>(cleared.data()),
+                                                     cleared.size() * sizeof(std::uint64_t)))
+                               .finish();
   }
   return *clearance_keys_[tag];
 }
