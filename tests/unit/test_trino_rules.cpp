@@ -439,6 +439,58 @@ grants:
   CHECK(evaluate(j, "x|y", {"c", "s", "other"}).privileges.empty());
 }
 
+TEST_CASE("user names with quotes, backslashes and non-ASCII bytes are written as exact JSON string literals",
+          "[trino][regex]") {
+  // The alternations' JSON literals are written by hand for printable ASCII and by the
+  // JSON library otherwise; both must give names that parse back to exactly these users.
+  // Table t names only ASCII users (the hand-written path), t2 a non-ASCII one (the library's).
+  const Names names{"q\"uote", "back\\slash", "a\"b\\c", "\\\"", "caf\xc3\xa9", "x"};
+  auto cleared_for_t = [](std::size_t i) { return i < 4; };
+  auto cleared_for_t2 = [](std::size_t i) { return i == 0 || i == 4; };
+  std::string users = "users:\n", grants = "grants:\n", assignments = "role_assignments:\n";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string name = json(names[i]).dump();
+    users += "  - {name: " + name + "}\n";
+    grants += "  - {principal: {user: " + name + "}, object: \"c.s.*\", privileges: [SELECT]}\n";
+    if (cleared_for_t(i)) assignments += "  - {role: r, user: " + name + "}\n";
+    if (cleared_for_t2(i)) assignments += "  - {role: r2, user: " + name + "}\n";
+  }
+  users += "  - {name: bystander}\n";
+  const std::string text = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\n" + users + "roles: [r, r2]\n" +
+                           assignments +
+                           "classifications:\n"
+                           "  - {name: Secret, clearance: [{type: role, name: r}]}\n"
+                           "  - {name: Secret2, clearance: [{type: role, name: r2}]}\n"
+                           "objects:\n"
+                           "  - {name: c.s.t, tags: [Secret], columns: [{name: id}]}\n"
+                           "  - {name: c.s.t2, tags: [Secret2], columns: [{name: id}]}\n" +
+                           grants;
+  auto m = model_of(text);
+  const tw::PolicySet ps = must_compile(*m, trino_profile({"c"}));
+  const tw::trino::RulesDocument doc = render_rules(ps);
+  const json j = parse_rules(doc);
+  bool ascii_only = false, non_ascii = false;
+  for (const auto& r : j["tables"]) {
+    if (!r.contains("user")) continue;
+    const std::string pattern = r["user"].get<std::string>();
+    (pattern.find("caf") == std::string::npos ? ascii_only : non_ascii) = true;
+    // Written as the JSON library writes the same string, byte for byte.
+    CHECK(doc.text.find("\"user\":" + r["user"].dump()) != std::string::npos);
+  }
+  CHECK(ascii_only);
+  CHECK(non_ascii);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i]);
+    CHECK(evaluate(j, names[i], {"c", "s", "t"}).privileges == (cleared_for_t(i) ? Names{"SELECT"} : Names{}));
+    CHECK(evaluate(j, names[i], {"c", "s", "t2"}).privileges == (cleared_for_t2(i) ? Names{"SELECT"} : Names{}));
+  }
+  for (const std::string other : {"bystander", "quote", "q\\\"uote", "backslash", "back\\\\slash", "cafe", "\""}) {
+    INFO(other);
+    CHECK(evaluate(j, other, {"c", "s", "t"}).privileges.empty());
+    CHECK(evaluate(j, other, {"c", "s", "t2"}).privileges.empty());
+  }
+}
+
 TEST_CASE("a large group is left to a last rule naming nobody; everyone else is named", "[trino]") {
   // 300 readers: 280 cleared for Confidential, 20 not; 15 users hold no grant at all.
   std::string users = "users:\n", assignments = "role_assignments:\n";

@@ -153,11 +153,11 @@ void key_part(std::string& key, std::string_view part) {
 
 // One rule per line: small, and a diff of two documents shows exactly the rules that changed.
 // The tables section sorts last, so its lines, most of a large document, are appended to the
-// text as they are made instead of being collected first.
+// text after the others, into room reserved for all of them.
 class DocumentWriter {
  public:
-  explicit DocumentWriter(const json& doc, std::size_t expected_bytes = 0) {
-    out_.reserve(expected_bytes);  // growing a large document by doubling copied it about twice over
+  /// `table_bytes`: what the table rules will add (DocumentWriter::size_of), reserved at once.
+  explicit DocumentWriter(const json& doc, std::size_t table_bytes = 0) {
     out_ = "{\n";
     bool first_section = true;
     for (const auto& [section, rules] : doc.items()) {
@@ -168,6 +168,7 @@ class DocumentWriter {
       out_ += ": [";
       if (section == "tables") {
         if (section != std::prev(doc.end()).key()) throw std::logic_error("the tables section must sort last");
+        out_.reserve(out_.size() + table_bytes + 4096);  // and the few closing lines
         return;
       }
       for (std::size_t i = 0; i < rules.size(); ++i) {
@@ -197,11 +198,22 @@ class DocumentWriter {
     rules_ += count;
   }
   static constexpr std::string_view kSeparator = ",\n  ";
+  static constexpr std::string_view kTail = "\n}\n";
+  /// What table_rules adds for these lines (at most: the first lines' lead is shorter).
+  static std::size_t size_of(std::string_view lines, std::size_t count) {
+    return count == 0 ? 0 : kSeparator.size() + lines.size();
+  }
+  static std::size_t size_of(const std::vector<TextPiece>& pieces, std::size_t count) {
+    if (count == 0) return 0;
+    std::size_t n = kSeparator.size();
+    for (const auto& piece : pieces) n += piece.text.size() + (piece.literal ? piece.literal->json.size() : 0);
+    return n;
+  }
   std::size_t table_rules() const { return rules_; }
 
   std::string finish() && {
     out_ += rules_ == 0 ? "]" : "\n ]";
-    out_ += "\n}\n";
+    out_ += kTail;
     return std::move(out_);
   }
 
@@ -402,7 +414,11 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     catalogs.push_back({{"user", next.known_users}, {"catalog", "^system$"}, {"allow", "read-only"}});
   }
   catalogs.push_back({{"allow", "none"}});
-  DocumentWriter tables(fixed_sections(std::move(catalogs)), previous ? previous->document_bytes + 4096 : 0);
+  // Every line is made before any is written, so the document is allocated once at its size:
+  // growing a document of hundreds of megabytes by doubling faulted in and copied it twice over.
+  std::vector<std::pair<std::string, State::Text>> block_texts;
+  block_texts.reserve(blocks.size());
+  std::size_t bytes = 0;
   for (const auto& block : blocks) {
     // Keyed by the literals' addresses: the entry holds them, so no other literal can take one.
     std::string key;
@@ -420,10 +436,10 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       if (auto node = previous->blocks.extract(key)) text = std::move(node.mapped());
     }
     if (text.rules == 0) text = block_text(block, patterns);
-    tables.table_rules(text.pieces, text.rules);
-    doc.object_rules += text.rules;
-    if (keep) next.blocks.emplace(std::move(key), std::move(text));
+    bytes += DocumentWriter::size_of(text.pieces, text.rules);
+    block_texts.emplace_back(std::move(key), std::move(text));
   }
+  std::vector<std::pair<const QualifiedName*, State::UnlistedText>> unlisted_texts;
   for (const auto& rule : ps.unlisted) {
     // A pattern naming one listed object whose own rules come first can never match.
     if (rule.pattern.table != "*" && rule.pattern.schema != "*" && own_rules.count(rule.pattern)) continue;
@@ -437,8 +453,18 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       Lines lines = unlisted_lines(ps, rule, patterns.all_bytes());
       text = {rule.access, std::move(lines.text), lines.count};
     }
+    bytes += DocumentWriter::size_of(text.lines, text.rules);
+    unlisted_texts.emplace_back(&rule.pattern, std::move(text));
+  }
+  DocumentWriter tables(fixed_sections(std::move(catalogs)), bytes);
+  for (auto& [key, text] : block_texts) {
+    tables.table_rules(text.pieces, text.rules);
+    doc.object_rules += text.rules;
+    if (keep) next.blocks.emplace(std::move(key), std::move(text));
+  }
+  for (auto& [pattern, text] : unlisted_texts) {
     tables.table_rules(text.lines, text.rules);
-    if (keep) next.unlisted_texts.emplace(rule.pattern, std::move(text));
+    if (keep) next.unlisted_texts.emplace(*pattern, std::move(text));
   }
   // JDBC and ODBC clients list tables through system.jdbc; its rows are
   // filtered by these same rules, so reading it reveals nothing more.
@@ -450,7 +476,6 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   if (keep) {
     next.users = std::move(users);
     next.unlisted = ps.unlisted;
-    next.document_bytes = doc.text.size();
     cache->state = std::make_unique<State>(std::move(next));
   }
   return doc;

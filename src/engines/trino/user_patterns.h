@@ -4,6 +4,7 @@
 // the document and most of the work, so each is computed once per user list and
 // kept, with its hash, as the JSON string literal that is written.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -84,7 +85,6 @@ struct RenderCache::State {
   std::unordered_map<std::string, Text> blocks;  ///< by catalog, schema, tables and rules
   std::map<QualifiedName, UnlistedText> unlisted_texts;
   std::string known_users;  ///< the alternation of every user
-  std::size_t document_bytes = 0;
 };
 
 /// User alternations of one render. With a previous state (written for the same users),
@@ -118,7 +118,8 @@ class UserPatterns {
   LiteralPtr adopt(LiteralPtr literal);
   LiteralPtr compute_complement(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const;
-  std::vector<std::string_view> sorted_names(std::vector<std::size_t> users) const;
+  std::vector<std::uint64_t> marked_ranks(const std::vector<const AccessClass*>& classes) const;
+  std::vector<std::string_view> names_in_order(const std::vector<std::uint64_t>& ranks) const;
 
   struct ByContent {
     std::size_t operator()(const Literal* l) const { return l->hash; }
