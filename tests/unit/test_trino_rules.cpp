@@ -1,6 +1,8 @@
 // PolicySet -> Trino file-based access control rules (engines/trino/rules.h).
 
+#include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -410,6 +412,33 @@ TEST_CASE("exact_alternation shares prefixes, sorts and de-duplicates", "[trino]
   CHECK(exact_alternation({"", "x"}) == "^(?:x|)$");
   // A UTF-8 sequence is never split: the two names share only the whole first character.
   CHECK(exact_alternation({"éa", "éb", "è"}) == "^(?:è|é(?:a|b))$");
+}
+
+TEST_CASE("exact_alternation of random sets matches exactly the set's names", "[trino][regex]") {
+  // Few distinct code points (one, two and three bytes, and regex syntax) make long shared
+  // prefixes and long runs of names under one branch, which the trie walk searches for.
+  const std::vector<std::string> alphabet{"a", "b", ".", "|", "\xC3\xA9", "\xE5\x90\x8D"};
+  std::mt19937 rng(20261203);
+  auto random_name = [&] {
+    std::string name;
+    const std::size_t length = rng() % 7;
+    for (std::size_t k = 0; k < length; ++k) name += alphabet[rng() % (k < 3 ? 2 : alphabet.size())];
+    return name;
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::set<std::string> chosen;
+    const std::size_t size = 1 + rng() % (round < 20 ? 12 : 300);
+    while (chosen.size() < size) chosen.insert(random_name());
+    const std::string pattern = exact_alternation(Names(chosen.begin(), chosen.end()));
+    INFO("round " << round << ": " << pattern);
+    const std::regex re(pattern, std::regex::ECMAScript);
+    for (const auto& name : chosen) CHECK(std::regex_match(name, re));
+    for (int probe = 0; probe < 300; ++probe) {
+      const std::string other = random_name();
+      INFO("probe " << other);
+      CHECK(std::regex_match(other, re) == (chosen.count(other) == 1));
+    }
+  }
 }
 
 TEST_CASE("hostile object, column and user names reach the rules only escaped", "[trino][regex]") {

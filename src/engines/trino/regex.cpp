@@ -5,16 +5,27 @@
 
 namespace tw::trino {
 
+namespace {
+
+bool plain(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c >= 0x80;  // UTF-8 bytes of non-ASCII characters are never syntax
+}
+
+}  // namespace
+
+// Runs of plain bytes are appended whole: at scale this is called on hundreds of megabytes.
 void append_regex_literal(std::string& out, std::string_view text) {
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                       c >= 0x80;  // UTF-8 bytes of non-ASCII characters are never syntax
+  std::size_t from = 0;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (plain(static_cast<unsigned char>(text[k]))) continue;
     // In java.util.regex a backslash before any ASCII character that is not a
     // letter or digit always means that character literally.
-    if (!plain) out += '\\';
-    out += ch;
+    out.append(text.data() + from, k - from);
+    out += '\\';
+    from = k;
   }
+  out.append(text.data() + from, text.size() - from);
 }
 
 std::string regex_literal(std::string_view text) {
@@ -53,26 +64,38 @@ bool same_unit(std::string_view a, std::string_view b) {
 // alternation shares prefixes: shorter to write, and Java's matcher tries a
 // handful of branches per character instead of every name in turn. The trie is
 // walked over the sorted names, whose ranges are its nodes: [lo, hi) share the
-// first `depth` bytes, and none of them ends there.
+// first `depth` bytes, and none of them ends there. An ASCII byte is a whole code
+// point, so names are compared a byte at a time until a non-ASCII one, whose code
+// point is compared whole.
 void alternatives(const std::vector<std::string_view>& names, std::size_t lo, std::size_t hi, std::size_t depth,
                   std::string& out) {
   bool first = true;
   for (std::size_t i = lo; i < hi;) {
-    const std::string_view unit = unit_at(names[i], depth);
+    const std::string_view name = names[i];
     std::size_t j = i + 1;
-    while (j < hi && same_unit(unit_at(names[j], depth), unit)) ++j;
+    if (static_cast<unsigned char>(name[depth]) < 0x80) {
+      while (j < hi && names[j][depth] == name[depth]) ++j;
+    } else {
+      const std::string_view unit = unit_at(name, depth);
+      while (j < hi && same_unit(unit_at(names[j], depth), unit)) ++j;
+    }
     if (!first) out += '|';
     first = false;
-    append_regex_literal(out, unit);
-    std::size_t at = depth + unit.size();
-    // A chain of single children is written as one literal.
-    while (names[i].size() > at) {
-      const std::string_view next = unit_at(names[i], at);
-      if (!same_unit(unit_at(names[j - 1], at), next)) break;  // sorted: first and last agree only if all do
-      append_regex_literal(out, next);
+    // This branch's first code point, then a chain of single children, as one literal.
+    const std::string_view last = names[j - 1];  // sorted: first and last agree only if all do
+    std::size_t at = depth + unit_at(name, depth).size();
+    while (at < name.size()) {
+      if (static_cast<unsigned char>(name[at]) < 0x80) {
+        if (at >= last.size() || last[at] != name[at]) break;
+        ++at;
+        continue;
+      }
+      const std::string_view next = unit_at(name, at);
+      if (!same_unit(unit_at(last, at), next)) break;
       at += next.size();
     }
-    const bool terminal = names[i].size() == at;
+    append_regex_literal(out, name.substr(depth, at - depth));
+    const bool terminal = name.size() == at;
     const std::size_t k = terminal ? i + 1 : i;
     if (k < j) {
       out += "(?:";
