@@ -281,38 +281,67 @@ struct Block {
   std::vector<std::string> tables;
 };
 
-// A block's lines, written with its rules' user alternations by reference (at scale they are
-// most of the document, and the cache then holds each once).
-State::Text block_text(const Block& block, UserPatterns& patterns) {
+// The lines of one schema's blocks, written with the rules' user alternations by reference
+// (at scale they are most of the document, and the cache then holds each once).
+//
+// A rule that several blocks share, the same users and the same body, is written once,
+// naming all their tables: the users of one object's named rules are disjoint, so the
+// first rule naming a user and a table is still that object's own, whichever block it
+// came from. Then the rules that name nobody, which each object has at most one of and
+// which come last among its rules, and the deny for everyone else of objects with none.
+// Objects of other schemas or catalogs never match these lines.
+State::Text section_text(const std::vector<const Block*>& section, UserPatterns& patterns) {
+  struct Shared {
+    const PendingRule* rule;
+    std::vector<std::string> tables;
+  };
+  std::vector<Shared> named, nameless;
+  std::map<std::pair<std::size_t, std::string_view>, std::size_t> at;  // (literal id, body) -> index in its list
+  std::vector<std::string> denied;
+  for (const Block* block : section) {
+    for (const auto& r : block->rules->rules) {
+      auto& list = r.user ? named : nameless;
+      auto [it, fresh] = at.try_emplace({patterns.id(r.user), r.body}, list.size());
+      if (fresh) list.push_back({&r, {}});
+      auto& tables = list[it->second].tables;
+      tables.insert(tables.end(), block->tables.begin(), block->tables.end());
+    }
+    if (!block->rules->open_ended) denied.insert(denied.end(), block->tables.begin(), block->tables.end());
+  }
+
   State::Text out;
   out.pieces.emplace_back();
   auto text = [&](std::string_view t) { out.pieces.back().text += t; };
   auto next_line = [&] { text(out.rules++ ? ",\n  " : ""); };
-  const std::string table =
-      block.tables.size() == 1 ? "^" + regex_literal(block.tables.front()) + "$" : exact_alternation(block.tables);
-  const json names = {{"catalog", "^" + regex_literal(*block.catalog) + "$"},
-                      {"schema", "^" + regex_literal(*block.schema) + "$"},
-                      {"table", table}};
-  for (const auto& r : block.rules->rules) {
-    json rule = r.rule;
-    rule.update(names);
+  const json schema = {{"catalog", "^" + regex_literal(*section.front()->catalog) + "$"},
+                       {"schema", "^" + regex_literal(*section.front()->schema) + "$"}};
+  auto names = [&](const std::vector<std::string>& tables) {
+    json n = schema;
+    n["table"] = tables.size() == 1 ? "^" + regex_literal(tables.front()) + "$" : exact_alternation(tables);
+    return n;
+  };
+  auto write = [&](const Shared& shared) {
+    json rule = shared.rule->rule;
+    rule.update(names(shared.tables));
     next_line();
     std::string line = rule_line(rule);
-    if (!r.user) {
+    if (!shared.rule->user) {
       text(line);
-      continue;
+      return;
     }
     // The user field is written last: "user" sorts after every other key, so the line
     // is the same as dumping the whole rule.
     line.pop_back();
     line += line.size() > 1 ? ",\"user\":" : "\"user\":";
     text(line);
-    out.pieces.back().literal = patterns.canonical(r.user);
+    out.pieces.back().literal = patterns.canonical(shared.rule->user);
     out.pieces.emplace_back();
     text("}");
-  }
-  if (!block.rules->open_ended) {
-    json deny = names;  // everyone else: nothing
+  };
+  for (const auto& shared : named) write(shared);
+  for (const auto& shared : nameless) write(shared);
+  if (!denied.empty()) {
+    json deny = names(denied);  // everyone else: nothing
     deny["privileges"] = json::array();
     next_line();
     text(rule_line(deny));
@@ -439,28 +468,40 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   catalogs.push_back({{"allow", "none"}});
   // Every line is made before any is written, so the document is allocated once at its size:
   // growing a document of hundreds of megabytes by doubling faulted in and copied it twice over.
-  std::vector<std::pair<std::string, State::Text>> block_texts;
-  block_texts.reserve(blocks.size());
+  std::vector<std::pair<std::string, State::Text>> section_texts;
   std::size_t bytes = 0;
-  for (const auto& block : blocks) {
+  // Objects come sorted by name, so the blocks of one schema are made one after another.
+  for (std::size_t first = 0; first < blocks.size();) {
+    std::size_t end = first + 1;
+    while (end < blocks.size() && *blocks[end].catalog == *blocks[first].catalog &&
+           *blocks[end].schema == *blocks[first].schema) {
+      ++end;
+    }
+    std::vector<const Block*> section;
     // Keyed by the literals' addresses: the entry holds them, so no other literal can take one.
     std::string key;
-    key_part(key, *block.catalog);
-    key_part(key, *block.schema);
-    key += block.rules->open_ended ? 'o' : 'c';
-    key_part(key, std::to_string(block.tables.size()));
-    for (const auto& t : block.tables) key_part(key, t);
-    for (const auto& r : block.rules->rules) {
-      key_part(key, std::to_string(reinterpret_cast<std::uintptr_t>(patterns.canonical(r.user).get())));
-      key_part(key, r.body);
+    key_part(key, *blocks[first].catalog);
+    key_part(key, *blocks[first].schema);
+    for (std::size_t i = first; i < end; ++i) {
+      const Block& block = blocks[i];
+      section.push_back(&block);
+      key += block.rules->open_ended ? 'o' : 'c';
+      key_part(key, std::to_string(block.tables.size()));
+      for (const auto& t : block.tables) key_part(key, t);
+      key_part(key, std::to_string(block.rules->rules.size()));
+      for (const auto& r : block.rules->rules) {
+        key_part(key, std::to_string(reinterpret_cast<std::uintptr_t>(patterns.canonical(r.user).get())));
+        key_part(key, r.body);
+      }
     }
+    first = end;
     State::Text text;
     if (previous) {
       if (auto node = previous->blocks.extract(key)) text = std::move(node.mapped());
     }
-    if (text.rules == 0) text = block_text(block, patterns);
+    if (text.rules == 0) text = section_text(section, patterns);
     bytes += DocumentWriter::size_of(text.pieces, text.rules);
-    block_texts.emplace_back(std::move(key), std::move(text));
+    section_texts.emplace_back(std::move(key), std::move(text));
   }
   std::vector<std::pair<const QualifiedName*, State::UnlistedText>> unlisted_texts;
   for (const auto& rule : ps.unlisted) {
@@ -480,7 +521,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     unlisted_texts.emplace_back(&rule.pattern, std::move(text));
   }
   DocumentWriter tables(fixed_sections(std::move(catalogs)), bytes);
-  for (auto& [key, text] : block_texts) {
+  for (auto& [key, text] : section_texts) {
     tables.table_rules(text.pieces, text.rules);
     doc.object_rules += text.rules;
     if (keep) next.blocks.emplace(std::move(key), std::move(text));

@@ -17,7 +17,7 @@ namespace tw::trino {
 struct RulesDocument {
   std::string text;  ///< the bytes to serve or write; same PolicySet, same bytes
   std::size_t table_rules = 0;
-  std::size_t object_rules = 0;  ///< rules naming one listed object (including its catch-all deny)
+  std::size_t object_rules = 0;  ///< rules naming listed objects (including their catch-all denies)
 };
 
 /// What rendering one profile leaves for the next render of the same profile: each
