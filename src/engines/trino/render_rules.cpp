@@ -289,7 +289,9 @@ struct Block {
 // first rule naming a user and a table is still that object's own, whichever block it
 // came from. Then the rules that name nobody, which each object has at most one of and
 // which come last among its rules, and the deny for everyone else of objects with none.
-// Objects of other schemas or catalogs never match these lines.
+// Objects of other schemas or catalogs never match these lines. This relies on engine
+// names being unique, as the snapshot (names compared case-insensitively) and the config
+// (no two catalogs mapped to one) ensure: two objects of one name would each add rules.
 State::Text section_text(const std::vector<const Block*>& section, UserPatterns& patterns) {
   struct Shared {
     const PendingRule* rule;
