@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include "digest.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
+#include "policy_judgements.h"
 #include "policy_keys.h"
 #include "profile_findings.h"
 #include "tagwarden/compile/access_policies.h"
@@ -52,6 +54,7 @@ class ProfileCompiler {
     index_view_owners();
     collect_objects(ps);
     policy_keys_ = policy_keys.get();
+    judgements_.emplace(m_, *policy_keys_);
     restrict_creation(ps);
     decide_objects(ps, out);
     build_unlisted(ps);
@@ -309,7 +312,7 @@ class ProfileCompiler {
   void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags,
                      const std::vector<std::size_t>& view_owners) {
     classes_.clear();
-    forget_judged();
+    judgements_->forget_judged();
     const GrantPartition& partition = partitions_.by_grants(covering);
     for (const auto& group : partitions_.by_clearance(partition, tags)) {
       auto is_cleared = [&](const std::string& t) {
@@ -528,8 +531,8 @@ class ProfileCompiler {
   // and object, then regroup the class by outcome. Objects no policy reaches skip this.
   void apply_policies(ObjectPolicy& op, AccessClass cls) {
     const auto& users = *cls.users;
-    const PolicyGroups& groups = policy_groups(cls.users);
-    if (groups.keys.empty() || judged(op, groups.keys.front(), groups.first.front()).empty()) {
+    const PolicyGroups& groups = judgements_->groups_of(cls.users);
+    if (groups.keys.empty() || judgements_->judged(op, groups.keys.front(), groups.first.front()).empty()) {
       classes_.push_back(std::move(cls));
       return;
     }
@@ -538,7 +541,7 @@ class ProfileCompiler {
     std::vector<std::vector<std::string>> unsatisfiable_of_group(groups.keys.size());  // policies: no rows
     bool any_unsatisfiable = false;
     for (std::size_t i = 0; i < groups.keys.size(); ++i) {
-      const std::vector<PolicyDecision>& decisions = judged(op, groups.keys[i], groups.first[i]);
+      const std::vector<PolicyDecision>& decisions = judgements_->judged(op, groups.keys[i], groups.first[i]);
       for (const auto& d : decisions) {
         if (!d.applies || !d.unsatisfiable) continue;
         unsatisfiable_of_group[i].push_back(d.policy);
@@ -552,64 +555,15 @@ class ProfileCompiler {
     if (split || any_unsatisfiable) {
       // One pass over the class in its order, which is sorted: each outcome's users come out
       // sorted, with no sort of lists as long as the class (20,000 users at L).
-      for (std::size_t i = 0; i < groups.keys.size(); ++i) key_slot_[groups.keys[i]] = i;
-      for (std::size_t u : users) {
-        const std::size_t group = key_slot_[policy_keys_->of_user[u]];
+      judgements_->deal(groups, users, [&](std::size_t u, std::size_t group) {
         if (split) outcome_of_group[group]->push_back(u);
         for (const auto& policy : unsatisfiable_of_group[group]) object_unsatisfiable_[policy].insert(s_.users[u].name);
-      }
-      for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
+      });
     }
     for (auto& [outcome, members] : outcomes) {
       auto shared = outcomes.size() == 1 ? cls.users : lists_.get(std::move(members));
       classes_.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
-  }
-
-  // The policy keys among a list's users, each with its first user, in order of first appearance.
-  // Lists are shared by many objects' classes, so each is scanned once per compile; a list whose
-  // users mostly have keys of their own is not kept (it would double the list's memory), and the
-  // result is valid until the next call.
-  struct PolicyGroups {
-    std::shared_ptr<const std::vector<std::size_t>> users;  // keeps the address, the map's key, taken
-    std::vector<std::size_t> keys;
-    std::vector<std::size_t> first;
-  };
-  const PolicyGroups& policy_groups(const std::shared_ptr<const std::vector<std::size_t>>& users) {
-    if (auto it = policy_groups_.find(users.get()); it != policy_groups_.end()) return it->second;
-    PolicyGroups groups{users, {}, {}};
-    if (key_slot_.size() != policy_keys_->text.size()) key_slot_.assign(policy_keys_->text.size(), kUnset);
-    for (std::size_t u : *users) {
-      std::size_t& slot = key_slot_[policy_keys_->of_user[u]];
-      if (slot != kUnset) continue;
-      slot = groups.keys.size();
-      groups.keys.push_back(policy_keys_->of_user[u]);
-      groups.first.push_back(u);
-    }
-    for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
-    if (groups.keys.size() * 4 > users->size()) {
-      unkept_groups_ = std::move(groups);
-      return unkept_groups_;
-    }
-    return policy_groups_.emplace(users.get(), std::move(groups)).first->second;
-  }
-
-  // The policies judged on the object being decided for a user of this key; every user of a key
-  // is judged alike (compile/policy_keys.h), whichever class they are in.
-  const std::vector<PolicyDecision>& judged(const ObjectPolicy& op, std::size_t key, std::size_t user) {
-    if (judged_slot_.size() != policy_keys_->text.size()) judged_slot_.assign(policy_keys_->text.size(), kUnset);
-    std::size_t& slot = judged_slot_[key];
-    if (slot == kUnset) {
-      slot = judged_.size();
-      judged_.push_back(judge_policies(m_, op, user));
-      judged_keys_.push_back(key);
-    }
-    return judged_[slot];
-  }
-  void forget_judged() {
-    for (std::size_t k : judged_keys_) judged_slot_[k] = kUnset;
-    judged_keys_.clear();
-    judged_.clear();
   }
 
   void build_unlisted(PolicySet& ps) {
@@ -639,15 +593,9 @@ class ProfileCompiler {
   std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices
   UserLists lists_;  // every access class's user list, once per content
   UserPartitions partitions_{m_, grants_, lists_};
-  static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> key_slot_;  // per policy key, while one list is scanned or split, else kUnset
-  std::unordered_map<const std::vector<std::size_t>*, PolicyGroups> policy_groups_;
-  PolicyGroups unkept_groups_;            // the last list's, when not kept in policy_groups_
-  std::vector<std::size_t> judged_slot_;  // per policy key: its decisions on the object being decided
-  std::vector<std::vector<PolicyDecision>> judged_;
-  std::vector<std::size_t> judged_keys_;
-  const PolicyKeys* policy_keys_ = nullptr;  // the model's, shared by every profile
-  std::vector<AccessClass> classes_;         // the object being decided: its classes until they are sorted
+  const PolicyKeys* policy_keys_ = nullptr;     // the model's, shared by every profile
+  std::optional<PolicyJudgements> judgements_;  // once the policy keys are known
+  std::vector<AccessClass> classes_;            // the object being decided: its classes until they are sorted
   std::vector<bool> restricted_;
   bool any_restricted_ = false;
   std::unordered_map<std::size_t, std::vector<std::size_t>> view_owners_;  // object -> owners of views reading it
