@@ -351,41 +351,51 @@ State::Text section_text(const std::vector<const Block*>& section, UserPatterns&
   return out;
 }
 
-Lines unlisted_lines(const PolicySet& ps, const UnlistedRule& rule, std::size_t all_bytes) {
+Lines unlisted_lines(const PolicySet& ps, const UnlistedRule& rule, UserPatterns& patterns) {
   Lines out;
-  std::map<PrivilegeSet, std::vector<std::string>> classes;
+  std::map<PrivilegeSet, std::vector<std::size_t>> classes;
   std::size_t listed_bytes = 0;
   for (const auto& [u, privs] : rule.access) {
-    classes[privs].push_back(ps.users[u].engine_name);
+    classes[privs].push_back(u);
     listed_bytes += ps.users[u].engine_name.size() + 1;
   }
   // As for objects: the largest group may be left to a rule naming nobody,
   // once everyone else the pattern does not list is refused by name.
-  const std::vector<std::string>* last = nullptr;
+  const std::vector<std::size_t>* last = nullptr;
   std::size_t last_bytes = 0;
   for (const auto& [privs, users] : classes) {
     std::size_t b = 0;
-    for (const auto& u : users) b += u.size() + 1;
+    for (std::size_t u : users) b += ps.users[u].engine_name.size() + 1;
     if (b > last_bytes) last = &users, last_bytes = b;
   }
-  if (last && (last_bytes < kOpenEndedMinBytes || last_bytes <= all_bytes - listed_bytes)) last = nullptr;
+  if (last && (last_bytes < kOpenEndedMinBytes || last_bytes <= patterns.all_bytes() - listed_bytes)) last = nullptr;
+  // The user field is written last, as in section_text: the same line as dumping the whole rule.
+  auto line = [&](const std::vector<std::size_t>& users, PrivilegeSet privileges) {
+    std::string text = rule_line(table_rule({}, rule.pattern, privileges, {}));
+    if (users.empty()) return text;
+    text.pop_back();
+    text += text.size() > 1 ? ",\"user\":" : "\"user\":";
+    text += patterns.literal_of_users(users)->json;
+    text += '}';
+    return text;
+  };
   const PrivilegeSet* last_privileges = nullptr;
   for (const auto& [privs, users] : classes) {
     if (&users == last) {
       last_privileges = &privs;
       continue;
     }
-    out.add(rule_line(table_rule(users, rule.pattern, privs, {})));
+    out.add(line(users, privs));
   }
   if (!last_privileges) return out;
-  std::vector<std::string> unlisted_users;
+  std::vector<std::size_t> unlisted_users;
   std::vector<bool> listed(ps.users.size(), false);
   for (const auto& [u, privs] : rule.access) listed[u] = true;
   for (std::size_t u = 0; u < ps.users.size(); ++u) {
-    if (!listed[u]) unlisted_users.push_back(ps.users[u].engine_name);
+    if (!listed[u]) unlisted_users.push_back(u);
   }
-  if (!unlisted_users.empty()) out.add(rule_line(table_rule(unlisted_users, rule.pattern, {}, {})));
-  out.add(rule_line(table_rule({}, rule.pattern, *last_privileges, {})));
+  if (!unlisted_users.empty()) out.add(line(unlisted_users, {}));
+  out.add(line({}, *last_privileges));
   return out;
 }
 
@@ -516,7 +526,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       }
     }
     if (text.access.empty()) {
-      Lines lines = unlisted_lines(ps, rule, patterns.all_bytes());
+      Lines lines = unlisted_lines(ps, rule, patterns);
       text = {rule.access, std::move(lines.text), lines.count};
     }
     bytes += DocumentWriter::size_of(text.lines, text.rules);

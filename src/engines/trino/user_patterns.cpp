@@ -145,13 +145,21 @@ std::vector<std::string_view> UserPatterns::names(const std::vector<const Access
 // without sorting (a sort of each list was a tenth of a large render).
 std::vector<std::uint64_t> UserPatterns::marked_ranks(const std::vector<const AccessClass*>& classes) const {
   std::vector<std::uint64_t> ranks((ps_.users.size() + 63) / 64, 0);
-  for (const auto* cls : classes) {
-    for (std::size_t u : *cls->users) {
-      const std::size_t r = rank_[u];
-      ranks[r / 64] |= std::uint64_t{1} << (r % 64);
-    }
-  }
+  for (const auto* cls : classes) mark(ranks, *cls->users);
   return ranks;
+}
+
+void UserPatterns::mark(std::vector<std::uint64_t>& ranks, const std::vector<std::size_t>& users) const {
+  for (std::size_t u : users) {
+    const std::size_t r = rank_[u];
+    ranks[r / 64] |= std::uint64_t{1} << (r % 64);
+  }
+}
+
+LiteralPtr UserPatterns::literal_of_users(const std::vector<std::size_t>& users) const {
+  std::vector<std::uint64_t> ranks((ps_.users.size() + 63) / 64, 0);
+  mark(ranks, users);
+  return literal_of(exact_alternation_sorted(names_in_order(ranks)));
 }
 
 // Engine names in byte order without repeats (two platform users may map to one engine user).

@@ -98,6 +98,8 @@ class UserPatterns {
   LiteralPtr of(const std::vector<const AccessClass*>& classes);
   /// Every known user outside the given classes; nullptr when there is none.
   LiteralPtr complement(const std::vector<const AccessClass*>& classes);
+  /// These users (indices into the PolicySet's users, at least one), made anew: not kept.
+  LiteralPtr literal_of_users(const std::vector<std::size_t>& users) const;
   /// The same number for equal literals in this render; kNobody for nullptr. The literal's
   /// address is recorded, so it must live as long as this object (literals of the previous
   /// state and of reused objects do); a literal made during the render goes through adopt().
@@ -119,6 +121,7 @@ class UserPatterns {
   LiteralPtr compute_complement(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::uint64_t> marked_ranks(const std::vector<const AccessClass*>& classes) const;
+  void mark(std::vector<std::uint64_t>& ranks, const std::vector<std::size_t>& users) const;
   std::vector<std::string_view> names_in_order(const std::vector<std::uint64_t>& ranks) const;
 
   struct ByContent {
