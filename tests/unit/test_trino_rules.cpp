@@ -572,6 +572,27 @@ TEST_CASE("an object is left to the rule for unlisted names only when that rule 
   CHECK(doc.object_rules > 0);
 }
 
+TEST_CASE("an engine name two users share is written once in an alternation", "[trino][regex]") {
+  // The compile refuses two users mapped to one engine user; the render still names each once.
+  const tw::PrivilegeSet select(static_cast<std::uint8_t>(tw::Privilege::Select));
+  tw::PolicySet ps;
+  ps.profile = "p";
+  ps.users = {{"x1", "x"}, {"y", "y"}, {"x2", "x"}, {"z", "z"}};
+  ps.catalogs = {"c"};
+  tw::ObjectPolicy op;
+  op.platform_name = op.engine_name = {"c", "s", "t"};
+  op.columns = {"id"};
+  op.column_types = {"bigint"};
+  tw::AccessClass cls;
+  cls.users = std::make_shared<const std::vector<std::size_t>>(std::vector<std::size_t>{0, 1, 2});
+  cls.granted = cls.access.privileges = select;
+  op.classes = std::vector<tw::AccessClass>{cls};
+  ps.objects.push_back(op);
+  const json j = parse_rules(render_rules(ps));
+  REQUIRE(j["tables"][0].contains("user"));
+  CHECK(j["tables"][0]["user"] == "^(?:x|y)$");
+}
+
 TEST_CASE("a large group is left to a last rule naming nobody; everyone else is named", "[trino]") {
   // 300 readers: 280 cleared for Confidential, 20 not; 15 users hold no grant at all.
   std::string users = "users:\n", assignments = "role_assignments:\n";

@@ -55,6 +55,11 @@ UserPatterns::UserPatterns(const PolicySet& ps, const RenderCache::State* previo
   std::stable_sort(order_.begin(), order_.end(),
                    [&](std::size_t a, std::size_t b) { return ps.users[a].engine_name < ps.users[b].engine_name; });
   for (std::size_t i = 0; i < order_.size(); ++i) rank_[order_[i]] = i;
+  same_name_.resize(order_.size());
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const bool repeat = i > 0 && ps.users[order_[i]].engine_name == ps.users[order_[i - 1]].engine_name;
+    same_name_[i] = repeat ? same_name_[i - 1] : i;
+  }
 }
 
 LiteralPtr UserPatterns::of(const std::vector<const AccessClass*>& classes) {
@@ -168,11 +173,13 @@ std::vector<std::string_view> UserPatterns::names_in_order(const std::vector<std
   for (auto word : ranks) count += static_cast<std::size_t>(std::popcount(word));
   std::vector<std::string_view> out;
   out.reserve(count);
+  std::size_t last = kNobody;  // same_name_ of the last name written
   for (std::size_t w = 0; w < ranks.size(); ++w) {
     for (std::uint64_t bits = ranks[w]; bits; bits &= bits - 1) {
       const std::size_t r = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-      const std::string_view name = ps_.users[order_[r]].engine_name;
-      if (out.empty() || out.back() != name) out.push_back(name);
+      if (same_name_[r] == last) continue;
+      last = same_name_[r];
+      out.push_back(ps_.users[order_[r]].engine_name);
     }
   }
   return out;

@@ -135,11 +135,14 @@ class UserPatterns {
   std::size_t all_bytes_ = 0;
   std::vector<std::size_t> rank_;   ///< each user's position in byte order of engine names
   std::vector<std::size_t> order_;  ///< the users in that order
+  /// Per rank: the first rank of the same engine name (two platform users may map to one
+  /// engine user), so repeats are found without comparing names.
+  std::vector<std::size_t> same_name_;
   std::map<RenderCache::State::AlternationKey, LiteralPtr> made_;
   std::vector<LiteralPtr> literals_;  ///< by id
   std::unordered_map<const Literal*, std::size_t> by_address_;
   std::unordered_map<const Literal*, std::size_t, ByContent, ByContent> by_content_;
-  std::map<const void*, std::size_t> bytes_;
+  std::unordered_map<const void*, std::size_t> bytes_;
 };
 
 }  // namespace tw::trino
