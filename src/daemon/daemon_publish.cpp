@@ -24,6 +24,8 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
   entry["reused_objects"] = build.compile.reused_objects;
   entry["reused_artifact"] = build.reused_artifact;
   entry["build_ms"] = build_ms;
+  entry["decide_ms"] = build.compile_ms;
+  entry["render_ms"] = build.render_ms;
   const std::string artifact_sha256 = build.artifact ? build.artifact->sha256 : "";
   std::shared_ptr<const PolicySet> policy_set;
   std::shared_ptr<const trino::OpaDecider> opa;

@@ -42,7 +42,8 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
       auto rules = trino::render_rules(ps, trino_cache);
       Artifact a{"rules.json",
                  "application/json",
-                 std::make_shared<const std::string>(std::move(rules.text)),
+                 trino_cache ? trino_cache->documents.share(std::move(rules.text))
+                             : std::make_shared<const std::string>(std::move(rules.text)),
                  rules.table_rules,
                  {},
                  {}};

@@ -322,6 +322,36 @@ TEST_CASE("a build reuses the previous artifact only when its decisions are unch
   CHECK(!other.reused_artifact);
 }
 
+TEST_CASE("a document still read keeps its bytes while later renders reuse released buffers", "[incremental]") {
+  // The daemon serves one document while the next renders; a slow reader may hold several.
+  tw::Profile profile = twtest::trino_profile({"cat0", "cat1"});
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    World w(seed);
+    json s = w.snapshot();
+    tw::EngineRenderCache cache;
+    std::optional<tw::ProfileBuild> last;
+    std::vector<std::pair<std::shared_ptr<const std::string>, std::string>> read;  // bytes and a copy
+    for (int step = 0; step < 12; ++step) {
+      const std::string what = w.change(s);
+      INFO("seed " << seed << " step " << step << ": " << what);
+      auto model = tw::build_model(twtest::must_parse(s.dump()), std::nullopt);
+      tw::ProfileBuild full = tw::build_profile(*model, profile);
+      tw::ProfileBuild next =
+          last ? tw::build_profile(*model, profile,
+                                   tw::PreviousBuild{&profile, last->compile.memo.get(),
+                                                     last->artifact ? &*last->artifact : nullptr, &cache})
+               : tw::build_profile(*model, profile, tw::PreviousBuild{nullptr, nullptr, nullptr, &cache});
+      REQUIRE(full.artifact);
+      REQUIRE(next.artifact);
+      CHECK(*full.artifact->bytes == *next.artifact->bytes);
+      CHECK(full.artifact->sha256 == next.artifact->sha256);
+      if (step % 4 == 1) read.emplace_back(next.artifact->bytes, *next.artifact->bytes);
+      last = std::move(next);
+    }
+    for (const auto& [bytes, copy] : read) CHECK(*bytes == copy);
+  }
+}
+
 TEST_CASE("a render cache is used only for the users it was written for", "[incremental]") {
   tw::Profile profile = twtest::trino_profile({"cat0", "cat1"});
   World w(7);

@@ -180,8 +180,11 @@ void key_part(std::string& key, std::string_view part) {
 class DocumentWriter {
  public:
   /// `table_bytes`: what the table rules will add (DocumentWriter::size_of), reserved at once.
-  explicit DocumentWriter(const json& doc, std::size_t table_bytes = 0) {
-    out_ = "{\n";
+  /// `buffer`: where to write (its capacity is kept; the text starts empty).
+  explicit DocumentWriter(const json& doc, std::size_t table_bytes = 0, std::string buffer = {})
+      : out_(std::move(buffer)) {
+    out_.clear();
+    out_ += "{\n";
     bool first_section = true;
     for (const auto& [section, rules] : doc.items()) {
       out_ += first_section ? "" : ",\n";
@@ -532,7 +535,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     bytes += DocumentWriter::size_of(text.lines, text.rules);
     unlisted_texts.emplace_back(&rule.pattern, std::move(text));
   }
-  DocumentWriter tables(fixed_sections(std::move(catalogs)), bytes);
+  DocumentWriter tables(fixed_sections(std::move(catalogs)), bytes, cache ? cache->documents.take() : std::string());
   for (auto& [key, text] : section_texts) {
     tables.table_rules(text.pieces, text.rules);
     doc.object_rules += text.rules;

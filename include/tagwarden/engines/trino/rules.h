@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tagwarden/compile/policy_set.h"
+#include "tagwarden/util/recycled_text.h"
 
 namespace tw::trino {
 
@@ -33,6 +34,9 @@ class RenderCache {
   ~RenderCache();
   struct State;
   std::unique_ptr<State> state;
+  /// The documents' buffers: render_rules writes into one nobody reads any more, and the
+  /// caller shares the text through it (render_artifact does).
+  TextRecycler documents;
 };
 
 /// Translates; decides nothing. Never returns an empty rules document.
