@@ -42,12 +42,12 @@ void index_objects(const Snapshot& s, Model& m) {
 
 }  // namespace
 
-RoleSet::RoleSet(std::vector<std::string> roles) : roles_(std::move(roles)) {
+RoleSet::RoleSet(std::vector<std::string_view> roles) : roles_(std::move(roles)) {
   std::sort(roles_.begin(), roles_.end());
   roles_.erase(std::unique(roles_.begin(), roles_.end()), roles_.end());
 }
 
-bool RoleSet::count(const std::string& role) const { return std::binary_search(roles_.begin(), roles_.end(), role); }
+bool RoleSet::count(std::string_view role) const { return std::binary_search(roles_.begin(), roles_.end(), role); }
 
 std::optional<Timestamp> Model::next_expiry() const {
   std::optional<Timestamp> next;
@@ -71,12 +71,12 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
   for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
 
-  std::vector<std::vector<std::string>> direct(s.users.size());
+  std::vector<std::vector<std::string_view>> direct(s.users.size());
   for (const auto& a : s.role_assignments) {
     if (!a.user || !unexpired(a, m->now)) continue;
     direct[m->user_index.at(*a.user)].push_back(a.role);
   }
-  std::vector<std::vector<std::string>> any = direct;
+  std::vector<std::vector<std::string_view>> any = direct;
   std::map<std::string, std::vector<std::size_t>> group_members;
   for (std::size_t u = 0; u < s.users.size(); ++u) {
     for (const auto& g : s.users[u].groups) group_members[g].push_back(u);
