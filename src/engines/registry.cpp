@@ -47,7 +47,12 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
                  rules.table_rules,
                  {},
                  {}};
-      a.sha256 = sha256_hex(*a.bytes);
+      if (trino_cache) {
+        const std::string digest = trino_cache->digests.digest(a.bytes);
+        a.sha256 = hex_lower(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
+      } else {
+        a.sha256 = sha256_hex(*a.bytes);
+      }
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {

@@ -12,6 +12,7 @@
 
 #include "tagwarden/compile/policy_set.h"
 #include "tagwarden/util/recycled_text.h"
+#include "tagwarden/util/resumed_sha256.h"
 
 namespace tw::trino {
 
@@ -37,6 +38,8 @@ class RenderCache {
   /// The documents' buffers: render_rules writes into one nobody reads any more, and the
   /// caller shares the text through it (render_artifact does).
   TextRecycler documents;
+  /// SHA-256 of the documents, from where each first differs from the last one (render_artifact).
+  ResumedSha256 digests;
 };
 
 /// Translates; decides nothing. Never returns an empty rules document.
