@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -163,21 +164,33 @@ class ProfileCompiler {
   void collect_objects(PolicySet& ps) {
     // Sorted by engine name first, then built in that order: sorting the built policies moved
     // every one of them about (a fifth of this step at M).
-    std::vector<std::pair<QualifiedName, std::size_t>> order;
+    // Positions are sorted, not the names (moving three strings per swap was a third of this
+    // step), and not at all when the snapshot lists its objects in order already, as most do.
+    // Ties (two catalogs mapped to one) keep snapshot order.
+    std::vector<QualifiedName> names;
+    std::vector<std::size_t> objects;
     for (std::size_t i = 0; i < s_.objects.size(); ++i) {
       const Object& o = s_.objects[i];
       if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
-      order.emplace_back(engine_name(o.name), i);
+      names.push_back(engine_name(o.name));
+      objects.push_back(i);
     }
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::size_t> order(names.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto before = [&names](std::size_t a, std::size_t b) {
+      const auto c = names[a] <=> names[b];
+      return c < 0 || (c == 0 && a < b);
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
     ps.objects.reserve(order.size());
     std::set<std::string> present;
-    for (auto& [name, i] : order) {
+    for (const std::size_t k : order) {
+      const std::size_t i = objects[k];
       const Object& o = s_.objects[i];
       ObjectPolicy op;
       op.object = i;
       op.platform_name = o.name;
-      op.engine_name = std::move(name);
+      op.engine_name = std::move(names[k]);
       op.kind = o.kind;
       op.columns.reserve(o.columns.size());
       op.column_types.reserve(o.columns.size());
@@ -186,18 +199,12 @@ class ProfileCompiler {
       }
       present.insert(op.object_gates.begin(), op.object_gates.end());
       for (const auto& c : o.columns) {
-        const std::string col = engine_identifier(c.name, p_.engine);
-        op.columns.push_back(col);
+        op.columns.push_back(engine_identifier(c.name, p_.engine));
         op.column_types.push_back(c.type);
-        std::vector<std::string> gates;
-        for (const auto& t : c.tags) {
-          if (m_.is_engine_gated(t)) gates.push_back(t);
-        }
-        std::sort(gates.begin(), gates.end());
-        if (!gates.empty()) {
-          present.insert(gates.begin(), gates.end());
-          op.column_gates.emplace_back(col, std::move(gates));
-        }
+      }
+      for (const auto& [c, gates] : m_.gated_columns[i]) {
+        present.insert(gates.begin(), gates.end());
+        op.column_gates.emplace_back(op.columns[c], gates);
       }
       std::sort(op.column_gates.begin(), op.column_gates.end());
       ps.objects.push_back(std::move(op));

@@ -38,6 +38,19 @@ void index_objects(const Snapshot& s, Model& m) {
     bases.erase(std::unique(bases.begin(), bases.end()), bases.end());
   };
   for (std::size_t i = 0; i < s.objects.size(); ++i) resolve(i);
+  m.gated_columns.assign(s.objects.size(), {});
+  for (std::size_t i = 0; i < s.objects.size(); ++i) {
+    const Columns& columns = s.objects[i].columns;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      std::vector<std::string> gates;
+      for (const auto& t : columns[c].tags) {
+        if (m.engine_gated[m.tag_index.at(t)]) gates.push_back(t);
+      }
+      if (gates.empty()) continue;
+      std::sort(gates.begin(), gates.end());
+      m.gated_columns[i].emplace_back(c, std::move(gates));
+    }
+  }
 }
 
 }  // namespace
@@ -65,11 +78,18 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   // The objects' half (names, inherited tags, bases) and the users' half (roles, clearance) read
   // the snapshot only and write members of their own: on the daemon's path, where the other
   // core is idle until the profiles are built, they are worked out side by side.
+  m->tag_index.reserve(s.classifications.size());
+  for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
+  m->engine_gated.resize(s.classifications.size());
+  for (std::size_t t = 0; t < s.classifications.size(); ++t) {
+    for (const auto& row : s.classifications[t].clearance) {
+      if (row.type == ClearanceRow::Type::Role) m->engine_gated[t] = true;
+    }
+  }
+  // Both halves read tag_index and engine_gated from here on, and neither writes them.
   auto objects_half = std::async(std::launch::async, [&s, &m = *m] { index_objects(s, m); });  // joins if we throw
   m->user_index.reserve(s.users.size());
-  m->tag_index.reserve(s.classifications.size());
   for (std::size_t i = 0; i < s.users.size(); ++i) m->user_index[s.users[i].name] = i;
-  for (std::size_t i = 0; i < s.classifications.size(); ++i) m->tag_index[s.classifications[i].name] = i;
 
   std::vector<std::vector<std::string_view>> direct(s.users.size());
   for (const auto& a : s.role_assignments) {
@@ -95,12 +115,6 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
     for (const auto& role : m->direct_roles[u]) m->role_holders[role].push_back(u);  // users in order
   }
 
-  m->engine_gated.resize(s.classifications.size());
-  for (std::size_t t = 0; t < s.classifications.size(); ++t) {
-    for (const auto& row : s.classifications[t].clearance) {
-      if (row.type == ClearanceRow::Type::Role) m->engine_gated[t] = true;
-    }
-  }
   // From each role row to its direct, unexpired holders: users x tags lookups cost 45 ms at M.
   m->cleared.assign(s.users.size(), std::vector<bool>(s.classifications.size(), false));
   m->cleared_users.assign(s.classifications.size(), std::vector<std::uint64_t>((s.users.size() + 63) / 64, 0));

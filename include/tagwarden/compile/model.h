@@ -60,7 +60,11 @@ struct Model {
   /// has no column lineage, so what restricts a base (its tags, a policy scoped to it, a column
   /// or its domain) restricts the whole view.
   std::vector<std::vector<std::size_t>> object_bases;
-  std::vector<bool> engine_gated;          ///< per classification: has at least one role row
+  std::vector<bool> engine_gated;  ///< per classification: has at least one role row
+  /// Per object: its columns carrying an engine-gated tag, as (column index, those tags sorted),
+  /// in column order. Every profile reads them; looking each column's tags up once per profile
+  /// was a fifth of collecting a profile's objects at M.
+  std::vector<std::vector<std::pair<std::size_t, std::vector<std::string>>>> gated_columns;
   std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
   /// The same facts by classification: bit u % 64 of word u / 64 is set when user u is cleared.
   /// Splitting a set of users by clearance is then word operations, not a lookup per user.
