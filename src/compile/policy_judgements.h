@@ -36,13 +36,13 @@ class PolicyJudgements {
   /// Called before each object: judgements hold for one object only.
   void forget_judged();
 
-  /// Calls deal(user, index of the user's group in `groups`) for each of `users` in their order;
+  /// Calls to_group(user, index of the user's group in `groups`) for each of `users` in their order;
   /// `groups` must be the groups of `users`.
   template <typename Deal>
-  void deal(const PolicyGroups& groups, const std::vector<std::size_t>& users, const Deal& deal) {
+  void deal(const PolicyGroups& groups, const std::vector<std::size_t>& users, const Deal& to_group) {
     slots_for_keys();
     for (std::size_t i = 0; i < groups.keys.size(); ++i) key_slot_[groups.keys[i]] = i;
-    for (std::size_t u : users) deal(u, key_slot_[keys_.of_user[u]]);
+    for (std::size_t u : users) to_group(u, key_slot_[keys_.of_user[u]]);
     for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
   }
 
