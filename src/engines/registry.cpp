@@ -12,10 +12,13 @@
 
 namespace tw {
 
-std::string sha256_hex(std::string_view data) {
-  const std::string digest = sha256(data);
+namespace {
+std::string hex_of(const std::string& digest) {
   return hex_lower(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
 }
+}  // namespace
+
+std::string sha256_hex(std::string_view data) { return hex_of(sha256(data)); }
 
 // One engine's cache at a time: the one of the engine last rendered.
 struct EngineRenderCache::State {
@@ -47,12 +50,7 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
                  rules.table_rules,
                  {},
                  {}};
-      if (trino_cache) {
-        const std::string digest = trino_cache->digests.digest(a.bytes);
-        a.sha256 = hex_lower(reinterpret_cast<const unsigned char*>(digest.data()), digest.size());
-      } else {
-        a.sha256 = sha256_hex(*a.bytes);
-      }
+      a.sha256 = trino_cache ? hex_of(trino_cache->digests.digest(a.bytes)) : sha256_hex(*a.bytes);
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {

@@ -65,12 +65,10 @@ class Columns {
  public:
   using value_type = Column;
   using const_iterator = std::vector<Column>::const_iterator;
-  using iterator = std::vector<Column>::iterator;
   using size_type = std::vector<Column>::size_type;
 
   Columns() = default;
   Columns(std::initializer_list<Column> columns) : list_(std::make_shared<std::vector<Column>>(columns)) {}
-  explicit Columns(std::vector<Column> columns) : list_(std::make_shared<std::vector<Column>>(std::move(columns))) {}
 
   const std::vector<Column>& list() const { return list_ ? *list_ : empty_list(); }
   const_iterator begin() const { return list().begin(); }
