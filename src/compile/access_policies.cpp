@@ -472,17 +472,29 @@ namespace {
 // Which part of the object a policy's scope reaches: nothing, some columns, or all of it.
 struct ScopeReach {
   bool whole_object = false;
-  std::vector<std::string> columns;  ///< engine names, when not the whole object
+  std::vector<std::size_t> columns;  ///< positions in the object's columns, when not the whole object
   /// Reached only through the bases (not by the view's own name, domain, tags or columns): a row
   /// filter's condition names a base column, and a view column of that name need not hold it.
   bool only_through_bases = false;
   bool any() const { return whole_object || !columns.empty(); }
 };
 
-ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) {
+// "catalog.schema.table" == name, without making the dotted text (asked of every object and
+// policy on every compile).
+bool is_named(const QualifiedName& n, std::string_view dotted) {
+  const std::size_t size = n.catalog.size() + n.schema.size() + n.table.size() + 2;
+  if (dotted.size() != size) return false;
+  if (dotted.substr(0, n.catalog.size()) != n.catalog || dotted[n.catalog.size()] != '.') return false;
+  dotted.remove_prefix(n.catalog.size() + 1);
+  if (dotted.substr(0, n.schema.size()) != n.schema || dotted[n.schema.size()] != '.') return false;
+  return dotted.substr(n.schema.size() + 1) == n.table;
+}
+
+// Reads the model and the object only, never a profile: the same for every profile.
+ScopeReach scope_reach(const Model& m, std::size_t object, const Policy& p) {
   ScopeReach r;
-  const Object& o = m.object(op.object);
-  const auto& bases = m.object_bases[op.object];
+  const Object& o = m.object(object);
+  const auto& bases = m.object_bases[object];
   // A view or materialized view reads its bases (as its owner, for a DEFINER view or an MV), and
   // there is no column lineage: a policy scoped to a base, to one of its columns or to its domain
   // reaches the whole view, as a base's tags do (MODEL §2). Otherwise the view would pass on
@@ -495,9 +507,9 @@ ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) 
   };
   switch (p.scope.kind) {
     case PolicyScope::Kind::Object:
-      r.whole_object = p.scope.name == o.name.str();
+      r.whole_object = is_named(o.name, p.scope.name);
       r.only_through_bases =
-          !r.whole_object && reaches_through_base([&](const Object& b) { return p.scope.name == b.name.str(); });
+          !r.whole_object && reaches_through_base([&](const Object& b) { return is_named(b.name, p.scope.name); });
       r.whole_object = r.whole_object || r.only_through_bases;
       break;
     case PolicyScope::Kind::Column: {
@@ -505,13 +517,13 @@ ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) 
       const auto split = split_column_scope(p.scope.name).value();
       const std::string_view table = split.first;
       const std::string_view col = split.second;
-      if (table == o.name.str()) {
+      if (is_named(o.name, table)) {
         for (std::size_t i = 0; i < o.columns.size(); ++i) {
-          if (o.columns[i].name == col) r.columns.push_back(op.columns[i]);
+          if (o.columns[i].name == col) r.columns.push_back(i);
         }
       } else {
         r.whole_object = r.only_through_bases =
-            reaches_through_base([&](const Object& b) { return table == b.name.str(); });
+            reaches_through_base([&](const Object& b) { return is_named(b.name, table); });
       }
       break;
     }
@@ -524,7 +536,7 @@ ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) 
       break;
     case PolicyScope::Kind::Tag:
     case PolicyScope::Kind::LevelAtLeast: {
-      const auto& object_tags = m.object_tags[op.object];
+      const auto& object_tags = m.object_tags[object];
       // The tag itself, or any classification at or above the level; asked of every object's tags on
       // every compile, so no set of them is built.
       auto in_scope = [&](const std::string& t) {
@@ -541,7 +553,7 @@ ScopeReach scope_reach(const Model& m, const ObjectPolicy& op, const Policy& p) 
         for (const auto& t : o.columns[i].tags) {
           if (in_scope(t)) {
             own = true;
-            if (!r.whole_object) r.columns.push_back(op.columns[i]);
+            if (!r.whole_object) r.columns.push_back(i);
             break;
           }
         }
@@ -571,9 +583,9 @@ std::string describe_scope(const PolicyScope& scope) {
 
 }  // namespace
 
-bool any_policy_reaches(const Model& m, const ObjectPolicy& op) {
+bool any_policy_reaches(const Model& m, std::size_t object) {
   for (const auto& p : m.snapshot->policies) {
-    if (p.enabled && scope_reach(m, op, p).any()) return true;
+    if (p.enabled && scope_reach(m, object, p).any()) return true;
   }
   return false;
 }
@@ -584,7 +596,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
   const Object& o = m.object(op.object);
   for (const auto& p : m.snapshot->policies) {
     if (!p.enabled) continue;
-    ScopeReach reach = scope_reach(m, op, p);
+    ScopeReach reach = scope_reach(m, op.object, p);
     if (!reach.any()) continue;  // out of scope: not considered for this object
     PolicyDecision d;
     d.policy = p.name;
@@ -592,7 +604,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
     d.mask = p.mask;
     d.visible_chars = p.visible_chars;
     d.whole_object = reach.whole_object;
-    d.columns = std::move(reach.columns);
+    for (const std::size_t i : reach.columns) d.columns.push_back(op.columns[i]);
     const bool only_through_bases = reach.only_through_bases;
     const std::string scope_text = describe_scope(p.scope);
     if (d.whole_object && p.type == PolicyType::ColumnMask) d.columns = op.columns;

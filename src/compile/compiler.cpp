@@ -253,7 +253,7 @@ class ProfileCompiler {
         return grants_[g].privileges.has(Privilege::Ownership);
       });
       const std::vector<std::size_t> gated = gated_tags(op);
-      const bool reached = !s_.policies.empty() && !s_.users.empty() && any_policy_reaches(m_, op);
+      const bool reached = !s_.policies.empty() && !s_.users.empty() && m_.policy_reached[op.object];
       const std::vector<std::size_t>& owners = view_owners_of(op.object);
       memo->object_digests.push_back(
           keys.object(op, covering, gated, reached, owners, owned ? std::string_view(restricted_key) : ""));

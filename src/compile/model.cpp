@@ -1,5 +1,7 @@
 #include "tagwarden/compile/model.h"
 
+#include "tagwarden/compile/access_policies.h"
+
 #include <algorithm>
 #include <functional>
 #include <future>
@@ -50,6 +52,10 @@ void index_objects(const Snapshot& s, Model& m) {
       std::sort(gates.begin(), gates.end());
       m.gated_columns[i].emplace_back(c, std::move(gates));
     }
+  }
+  m.policy_reached.assign(s.objects.size(), false);
+  if (!s.policies.empty()) {
+    for (std::size_t i = 0; i < s.objects.size(); ++i) m.policy_reached[i] = any_policy_reaches(m, i);
   }
 }
 

@@ -190,10 +190,12 @@ TEST_CASE("incremental recompiles equal full compiles, byte for byte", "[increme
         const std::string text = tw::trino::render_rules(*full.policy_set).text;
         CHECK(text == tw::trino::render_rules(*incremental.policy_set).text);
         CHECK(text == tw::trino::render_rules(*incremental.policy_set, &cache).text);
-        // The memo key asks whether any policy reaches an object without judging anyone.
+        // The memo key asks whether any policy reaches an object without judging anyone; the
+        // model keeps that answer per object.
         for (const auto& op : full.policy_set->objects) {
+          CHECK(next->policy_reached[op.object] == tw::any_policy_reaches(*next, op.object));
           for (std::size_t u : {std::size_t{0}, next->snapshot->users.size() - 1}) {
-            CHECK(tw::any_policy_reaches(*next, op) == !tw::judge_policies(*next, op, u).empty());
+            CHECK(tw::any_policy_reaches(*next, op.object) == !tw::judge_policies(*next, op, u).empty());
           }
         }
       }

@@ -32,8 +32,9 @@ struct PolicyDecision {
 enum class PolicyReasons { Short, WithRoles };
 
 /// Whether any enabled policy's scope reaches the object (judge_policies is then not empty, for
-/// every user): what the compile memo asks of every object, without judging anyone.
-bool any_policy_reaches(const Model& m, const ObjectPolicy& op);
+/// every user): what the compile memo asks of every object, without judging anyone. Reads the
+/// model only (build_model keeps the answer per object: Model::policy_reached).
+bool any_policy_reaches(const Model& m, std::size_t object);
 
 /// Every enabled policy whose scope reaches the object, judged for `user`.
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,

@@ -65,6 +65,10 @@ struct Model {
   /// in column order. Every profile reads them; looking each column's tags up once per profile
   /// was a fifth of collecting a profile's objects at M.
   std::vector<std::vector<std::pair<std::size_t, std::vector<std::string>>>> gated_columns;
+  /// Per object: whether an enabled access policy's scope reaches it (any_policy_reaches). Every
+  /// profile's compile memo asks it of every object; asked once per profile, it was a fifth of
+  /// deciding M's trino_a when every decision was reused.
+  std::vector<bool> policy_reached;
   std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
   /// The same facts by classification: bit u % 64 of word u / 64 is set when user u is cleared.
   /// Splitting a set of users by clearance is then word operations, not a lookup per user.
