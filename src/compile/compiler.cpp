@@ -123,7 +123,8 @@ class ProfileCompiler {
     for (const auto& [platform, engine] : p_.catalog_map) {
       if (has_context_dependent_lowercase(engine)) refuse("catalog_map target", engine);
     }
-    for (const auto& o : s_.objects) {
+    for (const std::size_t i : m_.unfoldable_objects) {
+      const Object& o = s_.objects[i];
       if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
       if (has_context_dependent_lowercase(o.name.catalog) || has_context_dependent_lowercase(o.name.schema) ||
           has_context_dependent_lowercase(o.name.table)) {

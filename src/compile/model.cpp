@@ -1,6 +1,7 @@
 #include "tagwarden/compile/model.h"
 
 #include "tagwarden/compile/access_policies.h"
+#include "tagwarden/util/text.h"
 
 #include <algorithm>
 #include <functional>
@@ -52,6 +53,15 @@ void index_objects(const Snapshot& s, Model& m) {
       std::sort(gates.begin(), gates.end());
       m.gated_columns[i].emplace_back(c, std::move(gates));
     }
+  }
+  for (std::size_t i = 0; i < s.objects.size(); ++i) {
+    const Object& o = s.objects[i];
+    const bool unfoldable = has_context_dependent_lowercase(o.name.catalog) ||
+                            has_context_dependent_lowercase(o.name.schema) ||
+                            has_context_dependent_lowercase(o.name.table) ||
+                            std::any_of(o.columns.begin(), o.columns.end(),
+                                        [](const Column& c) { return has_context_dependent_lowercase(c.name); });
+    if (unfoldable) m.unfoldable_objects.push_back(i);
   }
   m.policy_reached.assign(s.objects.size(), false);
   if (!s.policies.empty()) {

@@ -759,6 +759,17 @@ grants:
     CHECK(trino.findings.empty());  // a failed profile publishes nothing: no findings about its rules
     CHECK(tw::compile_profile(*m, sr).policy_set.has_value());  // StarRocks keeps names as written
   }
+  {
+    // Only the profile's catalogs are refused: a capital sigma in another catalog is not its names.
+    std::string text = snapshot("orders", "id");
+    text.insert(text.find("grants:"), "  - {name: \"lake.ΣALES.t\", kind: table, columns: [{name: id, type: int}]}\n");
+    auto m = twtest::model_of(text);
+    REQUIRE(m->unfoldable_objects == std::vector<std::size_t>{1});
+    CHECK(tw::compile_profile(*m, twtest::trino_profile({"wh"})).policy_set.has_value());
+    const tw::ProfileCompile both = tw::compile_profile(*m, twtest::trino_profile({"wh", "lake"}));
+    REQUIRE(both.errors.size() == 1);
+    CHECK_THAT(both.errors[0], Catch::Contains("lake.ΣALES.t"));
+  }
   // U+0130 lowercases to "i" + U+0307 in Java: the gated table's own rule must carry that name.
   auto m = twtest::model_of(snapshot("İnvoices", "id"));
   const tw::PolicySet ps = twtest::must_compile(*m, twtest::trino_profile({"wh"}));

@@ -69,6 +69,10 @@ struct Model {
   /// profile's compile memo asks it of every object; asked once per profile, it was a fifth of
   /// deciding M's trino_a when every decision was reused.
   std::vector<bool> policy_reached;
+  /// Objects whose name or a column's name Trino lowercases by context (a capital sigma), in
+  /// snapshot order: every Trino profile refuses those in its catalogs, and scanning every
+  /// column name again for each profile was the cost of that check (they are rare).
+  std::vector<std::size_t> unfoldable_objects;
   std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
   /// The same facts by classification: bit u % 64 of word u / 64 is set when user u is cleared.
   /// Splitting a set of users by clearance is then word operations, not a lookup per user.
