@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sha256_md.h"
+
 namespace tw {
 
 namespace {
@@ -61,7 +63,7 @@ std::string ResumedSha256::digest(std::shared_ptr<const std::string> text) {
   } else {
     at.clear();
     Context start = new_context();
-    if (EVP_DigestInit_ex(start.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("sha256 failed: init");
+    if (EVP_DigestInit_ex(start.get(), sha256_md(), nullptr) != 1) throw std::runtime_error("sha256 failed: init");
     at.push_back(std::move(start));
   }
   at.resize(resume + 1);
