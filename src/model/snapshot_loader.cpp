@@ -38,9 +38,6 @@ struct SnapshotLoader::Layout {
   /// The top-level members in document order: (key, raw value); the value is empty for the entry lists.
   std::vector<std::pair<std::string_view, std::string_view>> members;
   std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
-  /// Parallel to entries: each entry's hash, computed once for both the lookup in the last
-  /// snapshot's index and this snapshot's own index (the text is hashed once per read, not twice).
-  std::array<std::vector<std::size_t>, kEntryLists.size()> hashes;
 };
 
 namespace {
@@ -57,11 +54,30 @@ struct HashOfEntry {
 
 }  // namespace
 
+// Entries are matched in order first: a change edits, adds or removes a few entries and leaves
+// the rest where they were, so each entry is compared with the one after the last match, and only
+// an entry that is not there is looked up. Hashing every entry of both texts into an index on
+// every read was a fifth of a daemon pass's parse at M; the index is built only when looked up.
 struct SnapshotLoader::Base {
   std::string text;  ///< the last valid snapshot's text, padded for simdjson
   std::shared_ptr<const Snapshot> snapshot;
-  /// Per entry list: entry text (in `text`) -> its index in the snapshot's list.
-  std::array<std::unordered_map<HashedEntry, std::size_t, HashOfEntry>, kEntryLists.size()> index;
+  /// Per entry list: each entry's text (in `text`), in order; entry i is the snapshot's i-th.
+  std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
+  /// Per entry list: entry text -> its first index, made on the first lookup.
+  std::array<std::optional<std::unordered_map<HashedEntry, std::size_t, HashOfEntry>>, kEntryLists.size()> index;
+
+  /// The index of an entry of list `l` with this text, or ReusePlan::kFresh.
+  std::size_t find(std::size_t l, std::string_view entry) {
+    auto& map = index[l];
+    if (!map) {
+      map.emplace();
+      map->reserve(entries[l].size());
+      for (std::size_t i = 0; i < entries[l].size(); ++i)
+        map->emplace(HashedEntry{entries[l][i], std::hash<std::string_view>{}(entries[l][i])}, i);
+    }
+    const auto it = map->find({entry, std::hash<std::string_view>{}(entry)});
+    return it == map->end() ? ReusePlan::kFresh : it->second;
+  }
 };
 
 struct SnapshotLoader::Reader {
@@ -152,11 +168,6 @@ SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
   if (auto members = top_members(reader_->parser, padded, layout.entries)) {
     layout.base = padded.data();
     layout.members = std::move(*members);
-    for (std::size_t l = 0; l < kEntryLists.size(); ++l) {
-      layout.hashes[l].reserve(layout.entries[l].size());
-      for (const std::string_view entry : layout.entries[l])
-        layout.hashes[l].push_back(std::hash<std::string_view>{}(entry));
-    }
     found = std::move(layout);
   }
   if (base_ && found) {
@@ -206,10 +217,29 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
     const auto l = static_cast<std::size_t>(list);
     ReusePlan::Section& section = *sections[l];
     section.slots.reserve(layout.entries[l].size());
-    for (std::size_t i = 0; i < layout.entries[l].size(); ++i) {
-      const std::string_view entry = layout.entries[l][i];
-      if (auto it = base_->index[l].find({entry, layout.hashes[l][i]}); it != base_->index[l].end()) {
-        section.slots.push_back(it->second);
+    const std::vector<std::string_view>& before = base_->entries[l];
+    const std::vector<std::string_view>& now = layout.entries[l];
+    const auto before_at = [&before](std::size_t k, std::string_view e) { return k < before.size() && before[k] == e; };
+    std::size_t next = 0;  // in the last text, where the entry after the last one taken was
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      const std::string_view entry = now[i];
+      std::size_t slot = ReusePlan::kFresh;
+      const bool last = i + 1 == now.size();
+      if (before_at(next, entry)) {
+        slot = next;
+      } else if (before_at(next + 1, entry)) {
+        slot = next + 1;  // one entry removed
+      } else if (last ? next >= before.size() : before_at(next + 1, now[i + 1])) {
+        ++next;  // edited in place, or added after every entry the last text had: read afresh
+      } else if (!last && before_at(next, now[i + 1])) {
+        // added: read afresh, and the next entry is the one expected here
+      } else {
+        slot = base_->find(l, entry);  // entries were moved, or several added or removed here
+        if (slot == ReusePlan::kFresh) ++next;
+      }
+      if (slot != ReusePlan::kFresh) next = slot + 1;
+      if (slot != ReusePlan::kFresh) {
+        section.slots.push_back(slot);
         ++r.reused_entries;
       } else {
         section.slots.push_back(ReusePlan::kFresh);
@@ -264,11 +294,10 @@ void SnapshotLoader::remember(std::string&& padded, const Layout* layout, std::s
       base_.reset();
       return;
     }
-    base->index[l].reserve(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) {
+    base->entries[l].reserve(entries.size());
+    for (const std::string_view entry : entries) {
       // The text moved with the string; the entry is at the same offset.
-      const std::string_view entry(base->text.data() + (entries[i].data() - layout->base), entries[i].size());
-      base->index[l].emplace(HashedEntry{entry, layout->hashes[l][i]}, i);
+      base->entries[l].emplace_back(base->text.data() + (entry.data() - layout->base), entry.size());
     }
   }
   base_ = std::move(base);

@@ -2,7 +2,9 @@
 // for random snapshots and random changes, valid or not, SnapshotLoader::load() gives the Snapshot
 // parse_snapshot() gives, or exactly its errors; and it reuses the entries the change left alone.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -214,6 +216,56 @@ TEST_CASE("an invalid text leaves the last valid snapshot as the base", "[load][
   CHECK(next.incremental);
   CHECK(next.read_entries == 1);  // the changed object
   CHECK(next.reused_entries == s["users"].size() + s["role_assignments"].size() + s["objects"].size() - 1);
+}
+
+TEST_CASE("entries edited, added, removed or moved leave the others reused", "[load][incremental]") {
+  World w(11);
+  const json s = w.snapshot();
+  const std::size_t total = s["users"].size() + s["role_assignments"].size() + s["objects"].size();
+  json added = {{"name", "cat1.s.added"}, {"columns", {{{"name", "c0"}}}}};
+  struct Case {
+    const char* what;
+    std::function<void(json&)> edit;
+    std::size_t read;     // entries read afresh
+    std::size_t entries;  // entries in the changed text
+  };
+  const std::vector<Case> cases = {
+      {"one object edited", [](json& t) { t["objects"][5]["columns"][1]["tags"] = {"tag1"}; }, 1, total},
+      {"two objects edited side by side",
+       [](json& t) {
+         t["objects"][5]["columns"][1]["tags"] = {"tag1"};
+         t["objects"][6]["columns"][1]["tags"] = {"tag1"};
+       },
+       2, total},
+      {"one object added in the middle", [&](json& t) { t["objects"].insert(t["objects"].begin() + 4, added); }, 1,
+       total + 1},
+      {"one object added at the end", [&](json& t) { t["objects"].push_back(added); }, 1, total + 1},
+      {"one object removed", [](json& t) { t["objects"].erase(4); }, 0, total - 1},
+      {"two objects removed", [](json& t) { t["objects"].erase(4), t["objects"].erase(8); }, 0, total - 2},
+      {"the first assignment removed", [](json& t) { t["role_assignments"].erase(0); }, 0, total - 1},
+      {"entries moved",
+       [](json& t) {
+         std::reverse(t["objects"].begin(), t["objects"].end());
+         std::rotate(t["users"].begin(), t["users"].begin() + 5, t["users"].end());
+       },
+       0, total},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    tw::SnapshotLoader loader;
+    REQUIRE(loader.load(s.dump()).snapshot);
+    json t = s;
+    c.edit(t);
+    const auto got = loader.load(t.dump());
+    REQUIRE(got.snapshot);
+    twtest::same_snapshot(*got.snapshot, *tw::parse_snapshot(t.dump()).snapshot);
+    CHECK(got.read_entries == c.read);
+    CHECK(got.reused_entries == c.entries - c.read);
+    // And back: the changed text is now the base.
+    const auto back = loader.load(s.dump());
+    REQUIRE(back.snapshot);
+    CHECK(back.reused_entries + back.read_entries == total);
+  }
 }
 
 TEST_CASE("a reused entry is checked again against what it names", "[load][incremental]") {
