@@ -170,9 +170,16 @@ class ProfileCompiler {
     // Ties (two catalogs mapped to one) keep snapshot order.
     std::vector<QualifiedName> names;
     std::vector<std::size_t> objects;
+    // Objects come grouped by catalog: whether one is the profile's is worked out once per run.
+    const std::string* catalog = nullptr;
+    bool in_profile = false;
     for (std::size_t i = 0; i < s_.objects.size(); ++i) {
       const Object& o = s_.objects[i];
-      if (!catalog_names_.count(engine_identifier(o.name.catalog, p_.engine))) continue;
+      if (!catalog || *catalog != o.name.catalog) {
+        catalog = &o.name.catalog;
+        in_profile = catalog_names_.count(engine_identifier(o.name.catalog, p_.engine)) != 0;
+      }
+      if (!in_profile) continue;
       names.push_back(engine_name(o.name));
       objects.push_back(i);
     }
@@ -193,16 +200,12 @@ class ProfileCompiler {
       op.platform_name = o.name;
       op.engine_name = std::move(names[k]);
       op.kind = o.kind;
-      op.columns.reserve(o.columns.size());
-      op.column_types.reserve(o.columns.size());
       for (const auto& t : m_.object_tags[i]) {
         if (m_.is_engine_gated(t)) op.object_gates.push_back(t);
       }
       present.insert(op.object_gates.begin(), op.object_gates.end());
-      for (const auto& c : o.columns) {
-        op.columns.push_back(engine_identifier(c.name, p_.engine));
-        op.column_types.push_back(c.type);
-      }
+      op.columns = p_.engine == Engine::Trino ? o.columns.lowercase_names() : o.columns.names();
+      op.column_types = o.columns.types();
       for (const auto& [c, gates] : m_.gated_columns[i]) {
         present.insert(gates.begin(), gates.end());
         op.column_gates.emplace_back(op.columns[c], gates);

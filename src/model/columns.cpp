@@ -1,8 +1,22 @@
 #include <atomic>
 
 #include "tagwarden/model/snapshot.h"
+#include "tagwarden/util/text.h"
 
 namespace tw {
+
+namespace {
+
+const SharedStrings& no_strings() {
+  static const SharedStrings empty;
+  return empty;
+}
+
+}  // namespace
+
+Columns::Columns(std::initializer_list<Column> columns) : list_(std::make_shared<Shared>()) {
+  list_->columns = columns;
+}
 
 const std::vector<Column>& Columns::empty_list() {
   static const std::vector<Column> empty;
@@ -11,14 +25,66 @@ const std::vector<Column>& Columns::empty_list() {
 
 std::vector<Column>& Columns::own() {
   if (!list_) {
-    list_ = std::make_shared<std::vector<Column>>();
+    list_ = std::make_shared<Shared>();
   } else if (list_.use_count() != 1) {
-    list_ = std::make_shared<std::vector<Column>>(*list_);
+    auto copy = std::make_shared<Shared>();
+    copy->columns = list_->columns;
+    list_ = std::move(copy);
   } else {
     // Every other copy let go with a release decrement: what they read comes before what we write.
     std::atomic_thread_fence(std::memory_order_acquire);
+    if (list_->derived.load(std::memory_order_relaxed)) {
+      // Names or types were made from the list as it is: a changed list starts without them.
+      auto fresh = std::make_shared<Shared>();
+      fresh->columns = std::move(list_->columns);
+      list_ = std::move(fresh);
+    }
   }
-  return *list_;
+  return list_->columns;
+}
+
+const SharedStrings& Columns::names() const {
+  if (!list_) return no_strings();
+  Shared& s = *list_;
+  std::call_once(s.names_once, [&s] {
+    std::vector<std::string> names;
+    names.reserve(s.columns.size());
+    for (const Column& c : s.columns) names.push_back(c.name);
+    s.names = SharedStrings(std::move(names));
+    s.derived.store(true, std::memory_order_relaxed);
+  });
+  return s.names;
+}
+
+const SharedStrings& Columns::lowercase_names() const {
+  if (!list_) return no_strings();
+  Shared& s = *list_;
+  std::call_once(s.lowercase_once, [this, &s] {
+    std::vector<std::string> lower;
+    lower.reserve(s.columns.size());
+    bool same = true;
+    for (const Column& c : s.columns) {
+      lower.push_back(lowercase_identifier(c.name));
+      same = same && lower.back() == c.name;
+    }
+    // Names are mostly lowercase already: then the two lists are one.
+    s.lowercase_names = same ? names() : SharedStrings(std::move(lower));
+    s.derived.store(true, std::memory_order_relaxed);
+  });
+  return s.lowercase_names;
+}
+
+const SharedStrings& Columns::types() const {
+  if (!list_) return no_strings();
+  Shared& s = *list_;
+  std::call_once(s.types_once, [&s] {
+    std::vector<std::string> types;
+    types.reserve(s.columns.size());
+    for (const Column& c : s.columns) types.push_back(c.type);
+    s.types = SharedStrings(std::move(types));
+    s.derived.store(true, std::memory_order_relaxed);
+  });
+  return s.types;
 }
 
 }  // namespace tw

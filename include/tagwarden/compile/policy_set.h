@@ -96,8 +96,8 @@ struct ObjectPolicy {
   QualifiedName platform_name;  ///< as in the snapshot
   QualifiedName engine_name;    ///< catalog renamed, lowercased for Trino
   ObjectKind kind = ObjectKind::Table;
-  std::vector<std::string> columns;       ///< engine column names in snapshot order
-  std::vector<std::string> column_types;  ///< the snapshot's type of each column, same order
+  SharedStrings columns;       ///< engine column names in snapshot order (shared with the snapshot's Columns)
+  SharedStrings column_types;  ///< the snapshot's type of each column, same order
   std::vector<std::string> object_gates;  ///< engine-gated tags on the whole object (own + inherited), sorted
   std::vector<std::pair<std::string, std::vector<std::string>>> column_gates;  ///< engine column -> gated tags
   /// Users holding any grant on it, in classes ordered by (access, granted, reasons, users).

@@ -1,0 +1,60 @@
+// An object's columns are shared by every copy, and so are the names and types made from them:
+// what a copy reads never changes, a changed copy reads its own, and every thread gets one list.
+
+#include <catch2/catch.hpp>
+#include <thread>
+#include <vector>
+
+#include "helpers.h"
+#include "tagwarden/model/snapshot.h"
+
+using twtest::Names;
+
+TEST_CASE("columns give their names, names as Trino lowercases them, and types", "[columns]") {
+  const tw::Columns columns{{"Id", "bigint", {}}, {"E\u0130MAIL", "varchar", {"pii"}}, {"stra\u00DFe", "varchar", {}}};
+  CHECK(columns.names().list() == Names{"Id", "E\u0130MAIL", "stra\u00DFe"});
+  CHECK(columns.lowercase_names().list() == Names{"id", "ei\u0307mail", "stra\u00DFe"});
+  CHECK(columns.types().list() == Names{"bigint", "varchar", "varchar"});
+  const tw::Columns none;
+  CHECK(none.names().empty());
+  CHECK(none.lowercase_names().empty());
+  CHECK(none.types().empty());
+}
+
+TEST_CASE("copies of columns share the lists made from them until one is changed", "[columns]") {
+  tw::Columns a{{"id", "bigint", {}}, {"email", "varchar", {}}};
+  const tw::Columns b = a;
+  // Lowercase names already: the lowercased list is the names list itself.
+  CHECK(&a.lowercase_names().list() == &a.names().list());
+  CHECK(&b.names().list() == &a.names().list());
+  CHECK(&b.types().list() == &a.types().list());
+  const tw::SharedStrings taken = a.names();  // as a PolicySet takes them
+
+  a.push_back({"Region", "varchar", {}});  // a is changed: it no longer shares with b
+  CHECK(a.names().list() == Names{"id", "email", "Region"});
+  CHECK(a.lowercase_names().list() == Names{"id", "email", "region"});
+  CHECK(a.types().list() == Names{"bigint", "varchar", "varchar"});
+  CHECK(b.names().list() == Names{"id", "email"});
+  CHECK(taken.list() == Names{"id", "email"});
+
+  // Changed in place (no other copy), after its names were made: they are made again.
+  tw::Columns c{{"id", "bigint", {}}};
+  CHECK(c.names().list() == Names{"id"});
+  c.push_back({"Name", "varchar", {}});
+  CHECK(c.names().list() == Names{"id", "Name"});
+  CHECK(c.lowercase_names().list() == Names{"id", "name"});
+  CHECK(c.types().list() == Names{"bigint", "varchar"});
+}
+
+TEST_CASE("threads asking one list for its names get the same list", "[columns]") {
+  tw::Columns columns;
+  for (int i = 0; i < 200; ++i) columns.push_back({"Column" + std::to_string(i), "varchar", {}});
+  const tw::Columns shared = columns;
+  std::vector<const std::vector<std::string>*> seen(8);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < seen.size(); ++t)
+    threads.emplace_back([&, t] { seen[t] = &(t % 2 ? shared : columns).lowercase_names().list(); });
+  for (auto& t : threads) t.join();
+  for (const auto* s : seen) CHECK(s == seen.front());
+  CHECK(seen.front()->at(199) == "column199");
+}
