@@ -307,7 +307,23 @@ class SnapshotValidator {
   }
 
   // What an assignment taken from the last snapshot names must still be there.
+  // Whether every role, user and classification of the last valid snapshot is still known. An entry
+  // taken from it named only those (it was valid then), so what it names is known still: it is not
+  // looked up again, entry by entry (a quarter of taking 25,000 assignments at M).
+  bool last_names_known() {
+    if (!last_names_known_) {
+      const Snapshot& last = *plan_->previous;
+      last_names_known_ =
+          std::all_of(last.roles.begin(), last.roles.end(), [&](const std::string& r) { return roles_.count(r); }) &&
+          std::all_of(last.users.begin(), last.users.end(), [&](const User& u) { return users_.count(u.name); }) &&
+          std::all_of(last.classifications.begin(), last.classifications.end(),
+                      [&](const Classification& c) { return tags_.count(c.name); });
+    }
+    return *last_names_known_;
+  }
+
   void check_taken_assignment(const RoleAssignment& a, std::size_t i) {
+    if (last_names_known()) return;
     const auto path = [i] { return index_path("role_assignments", i); };
     if (!roles_.count(a.role)) errors_.push_back({key_path(path(), "role"), "unknown role " + quote(a.role)});
     if (a.user && !users_.count(*a.user))
@@ -412,15 +428,17 @@ class SnapshotValidator {
       errors_.push_back({key_path(path(), "name"), duplicate_object(name)});
       return;
     }
-    if (o.owner && !users_.count(*o.owner))
-      errors_.push_back({key_path(path(), "owner"), "unknown user " + quote(*o.owner)});
-    for (const std::string& t : o.tags) {
-      if (!tags_.count(t)) errors_.push_back({key_path(path(), "tags"), "unknown classification " + quote(t)});
-    }
-    for (std::size_t c = 0; c < o.columns.size(); ++c) {
-      for (const std::string& t : o.columns[c].tags) {
-        if (!tags_.count(t))
-          errors_.push_back({index_path(key_path(path(), "columns"), c), "unknown classification " + quote(t)});
+    if (!last_names_known()) {
+      if (o.owner && !users_.count(*o.owner))
+        errors_.push_back({key_path(path(), "owner"), "unknown user " + quote(*o.owner)});
+      for (const std::string& t : o.tags) {
+        if (!tags_.count(t)) errors_.push_back({key_path(path(), "tags"), "unknown classification " + quote(t)});
+      }
+      for (std::size_t c = 0; c < o.columns.size(); ++c) {
+        for (const std::string& t : o.columns[c].tags) {
+          if (!tags_.count(t))
+            errors_.push_back({index_path(key_path(path(), "columns"), c), "unknown classification " + quote(t)});
+        }
       }
     }
     std::vector<std::pair<std::string, std::string>> deps;
@@ -706,6 +724,8 @@ class SnapshotValidator {
   std::unordered_set<std::string> objects_by_lower_;
   std::optional<AssignmentSet> assignments_;
   const ReusePlan* plan_ = nullptr;
+  std::optional<bool>
+      last_names_known_;  ///< with a plan: worked out once the roles, users and classifications are read
   std::vector<std::vector<std::pair<std::string, std::string>>> dep_lists_;
 };
 
