@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "tagwarden/engines/registry.h"
 #include "tagwarden/model/document.h"
 
 namespace tw {
@@ -27,13 +26,11 @@ SourceFetch FileSource::fetch() {
   const std::string before = stamp();
   try {
     std::string body = read_file(path_);
-    const std::string digest = sha256_hex(body);
     last_stamp_ = before;
-    if (digest == last_digest_) {
+    if (last_content_.same_as_last(body)) {
       out.status = SourceFetch::Status::Unchanged;
       return out;
     }
-    last_digest_ = digest;
     out.status = SourceFetch::Status::Changed;
     out.body = std::move(body);
   } catch (const std::exception& e) {
@@ -45,7 +42,7 @@ SourceFetch FileSource::fetch() {
 }
 
 void FileSource::reset() {
-  last_digest_.clear();
+  last_content_.forget();
   last_stamp_.clear();
 }
 

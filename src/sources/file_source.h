@@ -1,9 +1,10 @@
 #pragma once
+#include "last_content.h"
 #include "tagwarden/sources/source.h"
 
 namespace tw {
 
-/// Reads a local file; change is detected by content digest, and cheaply
+/// Reads a local file; change is detected by content, and cheaply
 /// watched by inode, size and mtime.
 class FileSource : public SnapshotSource {
  public:
@@ -16,7 +17,7 @@ class FileSource : public SnapshotSource {
  private:
   std::string stamp() const;
   std::string path_;
-  std::string last_digest_;
+  LastContent last_content_;
   std::string last_stamp_;
 };
 

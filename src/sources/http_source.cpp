@@ -6,8 +6,6 @@
 #include <random>
 #include <thread>
 
-#include "tagwarden/engines/registry.h"
-
 namespace tw {
 namespace {
 
@@ -64,7 +62,7 @@ HttpSource::HttpSource(SourceSettings settings) : settings_(std::move(settings))
 
 void HttpSource::reset() {
   etag_.clear();
-  last_digest_.clear();
+  last_content_.forget();
 }
 
 std::string HttpSource::describe() const { return "url " + redact_url(settings_.url); }
@@ -148,14 +146,12 @@ SourceFetch HttpSource::fetch() {
       return out;
     }
     if (status == 200) {
-      const std::string digest = sha256_hex(body);
       etag_ = etag;
       out.error.clear();
-      if (digest == last_digest_) {
+      if (last_content_.same_as_last(body)) {
         out.status = SourceFetch::Status::Unchanged;
         return out;
       }
-      last_digest_ = digest;
       out.status = SourceFetch::Status::Changed;
       out.body = std::move(body);
       return out;

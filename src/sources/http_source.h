@@ -1,4 +1,5 @@
 #pragma once
+#include "last_content.h"
 #include "tagwarden/sources/source.h"
 
 namespace tw {
@@ -22,7 +23,7 @@ class HttpSource : public SnapshotSource {
   std::string redact(std::string text) const;
   SourceSettings settings_;
   std::string etag_;
-  std::string last_digest_;
+  LastContent last_content_;
 };
 
 }  // namespace tw
