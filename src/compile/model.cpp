@@ -58,9 +58,7 @@ void index_objects(const Snapshot& s, Model& m) {
     const Object& o = s.objects[i];
     const bool unfoldable = has_context_dependent_lowercase(o.name.catalog) ||
                             has_context_dependent_lowercase(o.name.schema) ||
-                            has_context_dependent_lowercase(o.name.table) ||
-                            std::any_of(o.columns.begin(), o.columns.end(),
-                                        [](const Column& c) { return has_context_dependent_lowercase(c.name); });
+                            has_context_dependent_lowercase(o.name.table) || o.columns.any_context_dependent_name();
     if (unfoldable) m.unfoldable_objects.push_back(i);
   }
   m.policy_reached.assign(s.objects.size(), false);

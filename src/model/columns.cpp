@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 
 #include "tagwarden/model/snapshot.h"
@@ -85,6 +86,17 @@ const SharedStrings& Columns::types() const {
     s.derived.store(true, std::memory_order_relaxed);
   });
   return s.types;
+}
+
+bool Columns::any_context_dependent_name() const {
+  if (!list_) return false;
+  Shared& s = *list_;
+  std::call_once(s.context_once, [&s] {
+    s.context_dependent = std::any_of(s.columns.begin(), s.columns.end(),
+                                      [](const Column& c) { return has_context_dependent_lowercase(c.name); });
+    s.derived.store(true, std::memory_order_relaxed);
+  });
+  return s.context_dependent;
 }
 
 }  // namespace tw

@@ -46,6 +46,16 @@ TEST_CASE("copies of columns share the lists made from them until one is changed
   CHECK(c.types().list() == Names{"bigint", "varchar"});
 }
 
+TEST_CASE("columns say whether a name lowercases by context, and say it again once changed", "[columns]") {
+  tw::Columns columns{{"id", "bigint", {}}, {"\u039F\u0394\u039F\u03A3", "varchar", {}}};  // a capital sigma
+  CHECK(columns.any_context_dependent_name());
+  tw::Columns plain{{"id", "bigint", {}}};
+  CHECK_FALSE(plain.any_context_dependent_name());
+  plain.push_back({"\u03A3", "varchar", {}});  // changed in place after it was asked
+  CHECK(plain.any_context_dependent_name());
+  CHECK_FALSE(tw::Columns().any_context_dependent_name());
+}
+
 TEST_CASE("threads asking one list for its names get the same list", "[columns]") {
   tw::Columns columns;
   for (int i = 0; i < 200; ++i) columns.push_back({"Column" + std::to_string(i), "varchar", {}});

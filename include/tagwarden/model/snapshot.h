@@ -95,13 +95,17 @@ class Columns {
   const SharedStrings& names() const;
   const SharedStrings& lowercase_names() const;
   const SharedStrings& types() const;
+  /// Whether any name has a code point whose lowercase depends on the text around it
+  /// (has_context_dependent_lowercase), worked out once per list like the lists above.
+  bool any_context_dependent_name() const;
 
  private:
   struct Shared {
     std::vector<Column> columns;
-    std::once_flag names_once, lowercase_once, types_once;
+    std::once_flag names_once, lowercase_once, types_once, context_once;
     SharedStrings names, lowercase_names, types;
-    std::atomic<bool> derived{false};  ///< any of the three made: the list is no longer changed in place
+    bool context_dependent = false;
+    std::atomic<bool> derived{false};  ///< any of the above made: the list is no longer changed in place
   };
   static const std::vector<Column>& empty_list();
   /// The list, made this value's own first when another copy shares it.
