@@ -422,13 +422,20 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   UserPatterns patterns(ps, previous.get(), keep ? &next : nullptr);
   std::vector<Block> blocks;
   std::unordered_map<std::string, std::size_t> block_of;  // catalog, schema and rules -> blocks index
-  std::set<QualifiedName> own_rules;                      // listed objects with rules of their own
+  std::vector<const QualifiedName*> own_rules;            // listed objects with rules of their own
   std::multimap<QualifiedName, State::Object> spare;      // engine names are unique; should one repeat, it is kept here
   std::deque<ObjectRules> block_rules;                    // without a cache: the rules each block is written from
   for (const auto& op : ps.objects) {
     std::optional<State::Object> reused;
+    // The previous render's entry is moved to the next state whole, key and all: objects come
+    // sorted by name, as the map is, so the entry wanted is mostly the first one left.
+    decltype(next.objects)::node_type node;
     if (same_objects) {
-      if (auto node = previous->objects.extract(op.engine_name)) {
+      const auto first = previous->objects.begin();
+      node = first != previous->objects.end() && first->first == op.engine_name
+                 ? previous->objects.extract(first)
+                 : previous->objects.extract(op.engine_name);
+      if (node) {
         const auto& inputs = node.mapped().inputs;
         if (std::equal(inputs.begin(), inputs.end(), op.classes.begin(), op.classes.end(),
                        [](const ClassInput& in, const AccessClass& cls) { return in.matches(cls); })) {
@@ -445,7 +452,12 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     }
     // Kept for the next render; without a cache, only the rules of each block's first object.
     const ObjectRules* kept = nullptr;
-    if (keep) {
+    if (keep && node) {
+      node.mapped() = std::move(*reused);
+      const auto at = next.objects.insert(next.objects.end(), std::move(node));
+      // A name already there keeps the node: it goes to spare.
+      kept = node ? &spare.emplace(op.engine_name, std::move(node.mapped()))->second.rules : &at->second.rules;
+    } else if (keep) {
       const std::size_t before = next.objects.size();
       auto slot = next.objects.try_emplace(next.objects.end(), op.engine_name, std::move(*reused));
       if (next.objects.size() == before) slot = spare.emplace(op.engine_name, std::move(*reused));
@@ -469,8 +481,15 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
                         {}});
     }
     blocks[it->second].tables.push_back(op.engine_name.table);
-    own_rules.insert(op.engine_name);
+    own_rules.push_back(&op.engine_name);
   }
+  // Objects come sorted by name, so this list mostly is already (a set copied every name).
+  const auto by_name = [](const QualifiedName* a, const QualifiedName* b) { return *a < *b; };
+  if (!std::is_sorted(own_rules.begin(), own_rules.end(), by_name))
+    std::sort(own_rules.begin(), own_rules.end(), by_name);
+  const auto has_own_rules = [&](const QualifiedName& name) {
+    return std::binary_search(own_rules.begin(), own_rules.end(), &name, by_name);
+  };
   // Catalogs are open only to users the snapshot knows; anyone else sees none.
   json catalogs = json::array();
   if (!users.empty()) {
@@ -521,7 +540,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   std::vector<std::pair<const QualifiedName*, State::UnlistedText>> unlisted_texts;
   for (const auto& rule : ps.unlisted) {
     // A pattern naming one listed object whose own rules come first can never match.
-    if (rule.pattern.table != "*" && rule.pattern.schema != "*" && own_rules.count(rule.pattern)) continue;
+    if (rule.pattern.table != "*" && rule.pattern.schema != "*" && has_own_rules(rule.pattern)) continue;
     State::UnlistedText text;
     if (previous) {
       if (auto node = previous->unlisted_texts.extract(rule.pattern); node && node.mapped().access == rule.access) {
