@@ -602,7 +602,7 @@ class ProfileCompiler {
   std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
   std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices
-  UserLists lists_;  // every access class's user list, once per content
+  UserLists lists_{s_.users.size()};  // every access class's user list, once per content
   UserPartitions partitions_{m_, grants_, lists_};
   const PolicyKeys* policy_keys_ = nullptr;     // the model's, shared by every profile
   std::optional<PolicyJudgements> judgements_;  // once the policy keys are known

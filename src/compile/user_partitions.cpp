@@ -80,24 +80,7 @@ const UserPartitions::UserBits& UserPartitions::members(const std::vector<std::s
 }
 
 std::shared_ptr<const std::vector<std::size_t>> UserPartitions::list_of(const UserBits& bits) {
-  // Keyed by the bitmap, 64 times smaller than the list: most splits repeat one made before.
-  std::string key(reinterpret_cast<const char*>(bits.data()), bits.size() * sizeof(std::uint64_t));
-  auto [it, fresh] = lists_by_bits_.try_emplace(std::move(key));
-  if (fresh) it->second = lists_.get(listed(bits));
-  return it->second;
-}
-
-std::vector<std::size_t> UserPartitions::listed(const UserBits& bits) {
-  std::size_t count = 0;
-  for (std::uint64_t word : bits) count += static_cast<std::size_t>(std::popcount(word));
-  std::vector<std::size_t> users(count);
-  std::size_t n = 0;
-  for (std::size_t w = 0; w < bits.size(); ++w) {
-    for (std::uint64_t word = bits[w]; word != 0; word &= word - 1) {
-      users[n++] = w * 64 + static_cast<std::size_t>(std::countr_zero(word));
-    }
-  }
-  return users;
+  return lists_.of_bits(bits);  // most splits repeat one made before: found by the bitmap, not listed again
 }
 
 }  // namespace tw

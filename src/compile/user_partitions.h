@@ -52,7 +52,6 @@ class UserPartitions {
   const UserBits& members(const std::vector<std::size_t>& users);
   /// The shared list of these users, made once per content.
   std::shared_ptr<const std::vector<std::size_t>> list_of(const UserBits& bits);
-  static std::vector<std::size_t> listed(const UserBits& bits);
 
   const Model& m_;
   const std::vector<EngineGrant>& grants_;
@@ -60,7 +59,6 @@ class UserPartitions {
   std::map<std::vector<std::size_t>, GrantPartition> partitions_;  // covering grants -> partition
   std::map<std::pair<const GrantPartition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
   std::map<const std::vector<std::size_t>*, UserBits> members_;  // keyed by lists the partitions hold
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::size_t>>> lists_by_bits_;
   std::vector<std::uint8_t> scratch_privileges_;
 };
 
