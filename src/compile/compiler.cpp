@@ -219,13 +219,18 @@ class ProfileCompiler {
   void restrict_creation(PolicySet& ps) {
     restricted_.assign(s_.users.size(), false);
     if (!p_.restrict_materialized_views || ps.gated_tags.empty()) return;
-    std::vector<std::size_t> tags;
-    for (const auto& t : ps.gated_tags) tags.push_back(m_.tag_index.at(t));
+    // Restricted: not cleared for one of the gated tags at least. A word per 64 users, from the
+    // model's bitmaps of who is cleared, not a lookup per user and tag.
+    std::vector<std::uint64_t> cleared_for_all((s_.users.size() + 63) / 64, ~std::uint64_t{0});
+    for (const auto& t : ps.gated_tags) {
+      const std::vector<std::uint64_t>& cleared = m_.cleared_users[m_.tag_index.at(t)];
+      for (std::size_t w = 0; w < cleared_for_all.size(); ++w) cleared_for_all[w] &= cleared[w];
+    }
     for (std::size_t u = 0; u < s_.users.size(); ++u) {
-      for (std::size_t t : tags) {
-        if (!m_.cleared[u][t]) restricted_[u] = true;
+      if (!(cleared_for_all[u / 64] >> (u % 64) & 1)) {
+        restricted_[u] = true;
+        ps.create_restricted.push_back(u);
       }
-      if (restricted_[u]) ps.create_restricted.push_back(u);
     }
     any_restricted_ = !ps.create_restricted.empty();
   }
@@ -295,15 +300,22 @@ class ProfileCompiler {
 
   // The grants covering a name, by index: catalogs are concrete after map_grants,
   // so four lookups find every pattern that can cover it.
+  // Each pattern's list is in grant order (index_grants), so the lists are merged, not sorted; the
+  // keys are built in one buffer, not as four names and four strings per object.
   std::vector<std::size_t> covering_grants(const QualifiedName& n) const {
     std::vector<std::size_t> out;
-    for (const QualifiedName& key : {n, QualifiedName{n.catalog, n.schema, "*"}, QualifiedName{n.catalog, "*", n.table},
-                                     QualifiedName{n.catalog, "*", "*"}}) {
-      if (auto it = grant_index_.find(pattern_key(key)); it != grant_index_.end()) {
+    std::string& key = key_scratch_;
+    for (const auto& [schema, table] : {std::pair<std::string_view, std::string_view>{n.schema, n.table},
+                                        {n.schema, "*"},
+                                        {"*", n.table},
+                                        {"*", "*"}}) {
+      key.assign(n.catalog).append(1, '\0').append(schema).append(1, '\0').append(table);
+      if (auto it = grant_index_.find(key); it != grant_index_.end()) {
+        const auto middle = static_cast<std::ptrdiff_t>(out.size());
         out.insert(out.end(), it->second.begin(), it->second.end());
+        std::inplace_merge(out.begin(), out.begin() + middle, out.end());
       }
     }
-    std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
@@ -601,7 +613,8 @@ class ProfileCompiler {
   // folded names keeps an object from falling outside its profile, and so to broad rules.
   std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
-  std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices
+  std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices, in order
+  mutable std::string key_scratch_;   // covering_grants' lookup key, kept for its buffer
   UserLists lists_{s_.users.size()};  // every access class's user list, once per content
   UserPartitions partitions_{m_, grants_, lists_};
   const PolicyKeys* policy_keys_ = nullptr;     // the model's, shared by every profile
