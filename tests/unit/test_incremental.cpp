@@ -103,7 +103,15 @@ struct World : twtest::Dice {
   // One random change of the kind a webhook reports; returns what it was.
   std::string change(json& s) {
     json& objects = s["objects"];
-    switch (pick(7)) {
+    switch (pick(9)) {
+      case 7: {  // two objects trade places: as many objects, another order in the snapshot
+        const std::size_t a = pick(objects.size()), b = pick(objects.size());
+        std::swap(objects[a], objects[b]);
+        return "objects moved";
+      }
+      case 8:  // the last object listed first
+        std::rotate(objects.begin(), objects.end() - 1, objects.end());
+        return "objects rotated";
       case 0: {
         json& col = objects[pick(objects.size())]["columns"][pick(4)];
         col["tags"] = col.contains("tags") ? json::array() : json::array({"tag" + std::to_string(pick(6))});

@@ -29,6 +29,10 @@ struct CompileMemo {
   /// Rules for unlisted names: they read the context and who may not create, nothing else.
   std::vector<std::size_t> create_restricted;
   UnlistedRules unlisted;
+  /// The profile's objects in engine-name order, as positions in the snapshot's list of them
+  /// (its objects in the profile's catalogs): taken by the next compile when it sorts that
+  /// compile's names too. Not a decision: read only to save a sort.
+  std::vector<std::size_t> object_order;
 
   /// A hash of every field above that the decisions read (context, grants, create_restricted,
   /// object_digests): two memos of one profile with equal keys decide everything alike. The one
