@@ -44,17 +44,21 @@ std::vector<Column>& Columns::own() {
   return list_->columns;
 }
 
-const SharedStrings& Columns::names() const {
-  if (!list_) return no_strings();
+// One field of every column, as a list made once (`once`) into `out`, a member of the shared list.
+const SharedStrings& Columns::field_list(std::string Column::*field, std::once_flag& once, SharedStrings& out) const {
   Shared& s = *list_;
-  std::call_once(s.names_once, [&s] {
-    std::vector<std::string> names;
-    names.reserve(s.columns.size());
-    for (const Column& c : s.columns) names.push_back(c.name);
-    s.names = SharedStrings(std::move(names));
+  std::call_once(once, [&s, field, &out] {
+    std::vector<std::string> values;
+    values.reserve(s.columns.size());
+    for (const Column& c : s.columns) values.push_back(c.*field);
+    out = SharedStrings(std::move(values));
     s.derived.store(true, std::memory_order_relaxed);
   });
-  return s.names;
+  return out;
+}
+
+const SharedStrings& Columns::names() const {
+  return list_ ? field_list(&Column::name, list_->names_once, list_->names) : no_strings();
 }
 
 const SharedStrings& Columns::lowercase_names() const {
@@ -76,16 +80,7 @@ const SharedStrings& Columns::lowercase_names() const {
 }
 
 const SharedStrings& Columns::types() const {
-  if (!list_) return no_strings();
-  Shared& s = *list_;
-  std::call_once(s.types_once, [&s] {
-    std::vector<std::string> types;
-    types.reserve(s.columns.size());
-    for (const Column& c : s.columns) types.push_back(c.type);
-    s.types = SharedStrings(std::move(types));
-    s.derived.store(true, std::memory_order_relaxed);
-  });
-  return s.types;
+  return list_ ? field_list(&Column::type, list_->types_once, list_->types) : no_strings();
 }
 
 bool Columns::any_context_dependent_name() const {

@@ -108,6 +108,7 @@ class Columns {
     std::atomic<bool> derived{false};  ///< any of the above made: the list is no longer changed in place
   };
   static const std::vector<Column>& empty_list();
+  const SharedStrings& field_list(std::string Column::*field, std::once_flag& once, SharedStrings& out) const;
   /// The list, made this value's own first when another copy shares it.
   std::vector<Column>& own();
   std::shared_ptr<Shared> list_;
