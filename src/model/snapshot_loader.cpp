@@ -40,20 +40,6 @@ struct SnapshotLoader::Layout {
   std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
 };
 
-namespace {
-
-// An entry's text with its hash, so that an index is built and searched without hashing again.
-struct HashedEntry {
-  std::string_view text;
-  std::size_t hash = 0;
-  bool operator==(const HashedEntry& o) const { return hash == o.hash && text == o.text; }
-};
-struct HashOfEntry {
-  std::size_t operator()(const HashedEntry& e) const { return e.hash; }
-};
-
-}  // namespace
-
 // Entries are matched in order first: a change edits, adds or removes a few entries and leaves
 // the rest where they were, so each entry is compared with the one after the last match, and only
 // an entry that is not there is looked up. Hashing every entry of both texts into an index on
@@ -64,7 +50,7 @@ struct SnapshotLoader::Base {
   /// Per entry list: each entry's text (in `text`), in order; entry i is the snapshot's i-th.
   std::array<std::vector<std::string_view>, kEntryLists.size()> entries;
   /// Per entry list: entry text -> its first index, made on the first lookup.
-  std::array<std::optional<std::unordered_map<HashedEntry, std::size_t, HashOfEntry>>, kEntryLists.size()> index;
+  std::array<std::optional<std::unordered_map<std::string_view, std::size_t>>, kEntryLists.size()> index;
 
   /// The index of an entry of list `l` with this text, or ReusePlan::kFresh.
   std::size_t find(std::size_t l, std::string_view entry) {
@@ -72,10 +58,9 @@ struct SnapshotLoader::Base {
     if (!map) {
       map.emplace();
       map->reserve(entries[l].size());
-      for (std::size_t i = 0; i < entries[l].size(); ++i)
-        map->emplace(HashedEntry{entries[l][i], std::hash<std::string_view>{}(entries[l][i])}, i);
+      for (std::size_t i = 0; i < entries[l].size(); ++i) map->emplace(entries[l][i], i);
     }
-    const auto it = map->find({entry, std::hash<std::string_view>{}(entry)});
+    const auto it = map->find(entry);
     return it == map->end() ? ReusePlan::kFresh : it->second;
   }
 };
@@ -237,8 +222,8 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
         slot = base_->find(l, entry);  // entries were moved, or several added or removed here
         if (slot == ReusePlan::kFresh) ++next;
       }
-      if (slot != ReusePlan::kFresh) next = slot + 1;
       if (slot != ReusePlan::kFresh) {
+        next = slot + 1;
         section.slots.push_back(slot);
         ++r.reused_entries;
       } else {
