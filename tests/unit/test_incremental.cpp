@@ -381,6 +381,48 @@ TEST_CASE("a render cache is used only for the users it was written for", "[incr
   CHECK(tw::trino::render_rules(renamed, &cache).text == expected);
 }
 
+TEST_CASE("a render cache judges again which objects changed rules for unlisted names cover", "[incremental]") {
+  // Schema s0's rule gives u1 exactly t0's access, so t0 has no rules of its own. The same
+  // objects (their user lists shared) under a schema rule that also lets u2 in: t0 needs its
+  // rules, or u2 would read it. The compiler decides t0 again whenever that rule changes, so
+  // this is the render's own guard, tested on PolicySets made for it.
+  tw::Profile profile = twtest::trino_profile({"cat0"});
+  const json s = {{"version", 1},
+                  {"generated_at", "2026-11-30T12:00:00Z"},
+                  {"users", {{{"name", "u1"}}, {{"name", "u2"}}}},
+                  {"roles", {"reader"}},
+                  {"role_assignments", {{{"role", "reader"}, {"user", "u1"}}}},
+                  {"objects",
+                   {{{"name", "cat0.s0.t0"}, {"kind", "table"}, {"columns", {{{"name", "c"}, {"type", "int"}}}}},
+                    {{"name", "cat0.s1.t1"}, {"kind", "table"}, {"columns", {{{"name", "c"}, {"type", "int"}}}}}}},
+                  {"grants",
+                   {{{"principal", {{"role", "reader"}}}, {"object", "cat0.s0.*"}, {"privileges", {"SELECT"}}},
+                    {{"principal", {{"role", "reader"}}}, {"object", "cat0.s1.*"}, {"privileges", {"SELECT"}}}}}};
+  tw::ProfileCompile compiled =
+      tw::compile_profile(*tw::build_model(twtest::must_parse(s.dump()), std::nullopt), profile);
+  REQUIRE(compiled.policy_set);
+  const tw::PolicySet& covered = *compiled.policy_set;
+  const std::string t0 = "\"table\":\"^t0$\"", t1 = "\"table\":\"^t1$\"";
+  tw::PolicySet opened = covered;
+  std::vector<tw::UnlistedRule> rules(covered.unlisted.begin(), covered.unlisted.end());
+  bool widened = false;
+  for (auto& rule : rules) {
+    if (rule.pattern.schema != "s0" || rule.access.size() != 1) continue;
+    rule.access.emplace_back(1, rule.access.front().second);  // u2, as u1
+    widened = true;
+  }
+  REQUIRE(widened);
+  opened.unlisted = tw::UnlistedRules(std::move(rules));
+
+  tw::trino::RenderCache cache;
+  for (const tw::PolicySet* ps : std::vector<const tw::PolicySet*>{&covered, &opened, &covered, &opened}) {
+    const std::string expected = tw::trino::render_rules(*ps).text;
+    CHECK((expected.find(t0) == std::string::npos) == (ps == &covered));
+    CHECK(expected.find(t1) == std::string::npos);
+    CHECK(tw::trino::render_rules(*ps, &cache).text == expected);
+  }
+}
+
 TEST_CASE("a StarRocks render cache gives the bytes of a fresh render", "[incremental]") {
   std::size_t rendered = 0;
   for (const char* masking : {"auto", "on"}) {

@@ -416,7 +416,9 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
   if (cache && cache->state && cache->state->users == users) previous = std::move(cache->state);
   State next;  // without a cache, only what this render needs of it
   const bool keep = cache != nullptr;
-  const bool same_objects = previous && previous->unlisted.same_as(ps.unlisted);
+  // When the rules for unlisted names changed (a grant on a schema or catalog), whether they
+  // cover an object is judged again: its own rules depend on them only through that.
+  const bool same_unlisted = previous && previous->unlisted.same_as(ps.unlisted);
 
   BroadCoverage coverage(ps);
   UserPatterns patterns(ps, previous.get(), keep ? &next : nullptr);
@@ -430,7 +432,7 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
     // The previous render's entry is moved to the next state whole, key and all: objects come
     // sorted by name, as the map is, so the entry wanted is mostly the first one left.
     decltype(next.objects)::node_type node;
-    if (same_objects) {
+    if (previous) {
       const auto first = previous->objects.begin();
       node = first != previous->objects.end() && first->first == op.engine_name
                  ? previous->objects.extract(first)
@@ -438,7 +440,8 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       if (node) {
         const auto& inputs = node.mapped().inputs;
         if (std::equal(inputs.begin(), inputs.end(), op.classes.begin(), op.classes.end(),
-                       [](const ClassInput& in, const AccessClass& cls) { return in.matches(cls); })) {
+                       [](const ClassInput& in, const AccessClass& cls) { return in.matches(cls); }) &&
+            (same_unlisted || coverage.covers(op) == node.mapped().rules.covered)) {
           reused = std::move(node.mapped());
         }
       }

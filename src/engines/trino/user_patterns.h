@@ -80,7 +80,7 @@ struct RenderCache::State {
 
   std::vector<std::string> users;  ///< the engine names everything here was written for
   std::map<AlternationKey, Alternation> alternations;
-  UnlistedRules unlisted;  ///< objects' coverage was judged against these
+  UnlistedRules unlisted;  ///< objects' coverage was judged against these (ObjectRules::covered)
   std::map<QualifiedName, Object> objects;
   std::unordered_map<std::string, Text> blocks;  ///< by catalog, schema, tables and rules
   std::map<QualifiedName, UnlistedText> unlisted_texts;
