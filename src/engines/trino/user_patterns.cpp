@@ -37,6 +37,32 @@ LiteralPtr literal_of(const std::string& regex) {
   return std::make_shared<const Literal>(std::move(json));
 }
 
+// Nullptr for no user.
+UserSetPtr user_set_of(const std::vector<std::uint64_t>& ranks) {
+  std::size_t count = 0;
+  for (auto word : ranks) count += static_cast<std::size_t>(std::popcount(word));
+  if (count == 0) return nullptr;
+  auto set = std::make_shared<UserSet>();
+  set->bitmap = count > ranks.size() * 2;  // a rank takes half a word
+  if (set->bitmap) {
+    set->data.reserve(ranks.size() * 2);
+    for (auto word : ranks) {
+      set->data.push_back(static_cast<std::uint32_t>(word));
+      set->data.push_back(static_cast<std::uint32_t>(word >> 32));
+    }
+  } else {
+    set->data.reserve(count);
+    for (std::size_t w = 0; w < ranks.size(); ++w) {
+      for (std::uint64_t bits = ranks[w]; bits; bits &= bits - 1)
+        set->data.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+    }
+  }
+  const std::string_view bytes(reinterpret_cast<const char*>(set->data.data()),
+                               set->data.size() * sizeof(std::uint32_t));
+  set->hash = std::hash<std::string_view>{}(bytes) ^ static_cast<std::size_t>(set->bitmap);
+  return set;
+}
+
 // Classes of one object hold disjoint user lists, so the set of lists names the users.
 std::vector<const void*> lists(const std::vector<const AccessClass*>& classes) {
   std::vector<const void*> key;
@@ -62,12 +88,10 @@ UserPatterns::UserPatterns(const PolicySet& ps, const RenderCache::State* previo
   }
 }
 
-LiteralPtr UserPatterns::of(const std::vector<const AccessClass*>& classes) {
-  return pattern(kOf, classes, [&] { return literal_of(exact_alternation_sorted(names(classes))); });
-}
+LiteralPtr UserPatterns::of(const std::vector<const AccessClass*>& classes) { return pattern(kOf, classes); }
 
 LiteralPtr UserPatterns::complement(const std::vector<const AccessClass*>& classes) {
-  return pattern(kComplement, classes, [&] { return compute_complement(classes); });
+  return pattern(kComplement, classes);
 }
 
 std::size_t UserPatterns::id(const LiteralPtr& literal) {
@@ -105,45 +129,49 @@ std::size_t UserPatterns::bytes(const std::vector<const AccessClass*>& classes) 
   return n;
 }
 
-template <typename Make>
-LiteralPtr UserPatterns::pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make) {
+LiteralPtr UserPatterns::pattern(int kind, const std::vector<const AccessClass*>& classes) {
   RenderCache::State::AlternationKey key{kind, lists(classes)};
   if (auto it = made_.find(key); it != made_.end()) return it->second;
   LiteralPtr literal;
-  bool found = false;
+  UserSetPtr users;
+  const RenderCache::State::Alternation* before = nullptr;
   if (previous_) {
-    if (auto it = previous_->alternations.find(key); it != previous_->alternations.end()) {
-      literal = it->second.literal;
-      found = true;
-    }
+    if (auto it = previous_->alternations.find(key); it != previous_->alternations.end()) before = &it->second;
   }
-  if (!found) {
-    literal = make();
-    if (literal) literal = adopt(std::move(literal));
+  if (before) {
+    literal = canonical(before->literal);
+    users = before->users;
   } else {
-    literal = canonical(literal);
+    std::vector<std::uint64_t> ranks = marked_ranks(classes);
+    if (kind == kComplement) {
+      const std::size_t n = ps_.users.size();
+      for (auto& word : ranks) word = ~word;
+      if (n % 64) ranks.back() &= (std::uint64_t{1} << (n % 64)) - 1;  // no rank past the last user
+    }
+    users = user_set_of(ranks);
+    if (users) {
+      literal = literal_for(users, ranks);
+    } else if (kind == kOf) {
+      literal = adopt(literal_of(exact_alternation_sorted({})));
+    }  // else nobody is outside the classes: no literal
   }
+  if (users) by_users_.emplace(users, literal);
   if (next_) {
-    RenderCache::State::Alternation entry{{}, literal};
+    RenderCache::State::Alternation entry{{}, literal, users};
     for (const auto* cls : classes) entry.lists.push_back(cls->users);
     next_->alternations.emplace(key, std::move(entry));
+    if (users) next_->by_users.emplace(users, literal);
   }
   made_.emplace(std::move(key), literal);
   return literal;
 }
 
-LiteralPtr UserPatterns::compute_complement(const std::vector<const AccessClass*>& classes) const {
-  std::vector<std::uint64_t> ranks = marked_ranks(classes);
-  const std::size_t n = ps_.users.size();
-  for (auto& word : ranks) word = ~word;
-  if (n % 64) ranks.back() &= (std::uint64_t{1} << (n % 64)) - 1;  // no rank past the last user
-  std::vector<std::string_view> out = names_in_order(ranks);
-  if (out.empty()) return nullptr;
-  return literal_of(exact_alternation_sorted(out));
-}
-
-std::vector<std::string_view> UserPatterns::names(const std::vector<const AccessClass*>& classes) const {
-  return names_in_order(marked_ranks(classes));
+LiteralPtr UserPatterns::literal_for(const UserSetPtr& users, const std::vector<std::uint64_t>& ranks) {
+  if (auto it = by_users_.find(users); it != by_users_.end()) return it->second;
+  if (previous_) {
+    if (auto it = previous_->by_users.find(users); it != previous_->by_users.end()) return canonical(it->second);
+  }
+  return adopt(literal_of(exact_alternation_sorted(names_in_order(ranks))));
 }
 
 // A bit per user's rank: walking the bits gives the users in byte order of their names

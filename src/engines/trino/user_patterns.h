@@ -54,13 +54,31 @@ struct ClassInput {
   }
 };
 
+/// A non-empty set of users, as the ranks of their engine names in byte order or as a bitmap
+/// of every rank, whichever is shorter: equal sets give equal keys. An alternation is a
+/// function of its users' set, so one made for some lists serves any lists of the same users.
+struct UserSet {
+  bool bitmap = false;
+  std::vector<std::uint32_t> data;  ///< ranks ascending, or the bitmap's words in halves
+  std::size_t hash = 0;
+  bool operator==(const UserSet& other) const { return bitmap == other.bitmap && data == other.data; }
+};
+using UserSetPtr = std::shared_ptr<const UserSet>;
+struct UserSetByContent {
+  std::size_t operator()(const UserSetPtr& s) const { return s->hash; }
+  bool operator()(const UserSetPtr& a, const UserSetPtr& b) const { return *a == *b; }
+};
+using LiteralsByUsers = std::unordered_map<UserSetPtr, LiteralPtr, UserSetByContent, UserSetByContent>;
+
 // Every entry is taken only when what it was made from is provably the same: the same
 // engine users (or the state is not used at all), user lists at the same addresses (held
-// here, so an address cannot be reused by another list), and equal values otherwise.
+// here, so an address cannot be reused by another list) or the same set of users, and
+// equal values otherwise.
 struct RenderCache::State {
   struct Alternation {
     std::vector<std::shared_ptr<const std::vector<std::size_t>>> lists;
     LiteralPtr literal;  ///< nullptr: nobody
+    UserSetPtr users;    ///< nullptr: nobody
   };
   using AlternationKey = std::pair<int, std::vector<const void*>>;  ///< (kind, sorted list addresses)
   struct Object {
@@ -80,6 +98,10 @@ struct RenderCache::State {
 
   std::vector<std::string> users;  ///< the engine names everything here was written for
   std::map<AlternationKey, Alternation> alternations;
+  /// The same literals by their users: lists made anew (a membership change re-decides
+  /// objects, whose lists then have new addresses) mostly hold users an alternation was
+  /// already written for.
+  LiteralsByUsers by_users;
   UnlistedRules unlisted;  ///< objects' coverage was judged against these (ObjectRules::covered)
   std::map<QualifiedName, Object> objects;
   std::unordered_map<std::string, Text> blocks;  ///< by catalog, schema, tables and rules
@@ -114,12 +136,12 @@ class UserPatterns {
   static constexpr std::size_t kNobody = static_cast<std::size_t>(-1);
 
  private:
-  template <typename Make>
-  LiteralPtr pattern(int kind, const std::vector<const AccessClass*>& classes, const Make& make);
+  LiteralPtr pattern(int kind, const std::vector<const AccessClass*>& classes);
+  /// The literal of a non-empty set of users: one this render or the last wrote for the same
+  /// users, else made.
+  LiteralPtr literal_for(const UserSetPtr& users, const std::vector<std::uint64_t>& ranks);
   /// A literal made by this render: the one already known with the same content, else this one.
   LiteralPtr adopt(LiteralPtr literal);
-  LiteralPtr compute_complement(const std::vector<const AccessClass*>& classes) const;
-  std::vector<std::string_view> names(const std::vector<const AccessClass*>& classes) const;
   std::vector<std::uint64_t> marked_ranks(const std::vector<const AccessClass*>& classes) const;
   void mark(std::vector<std::uint64_t>& ranks, const std::vector<std::size_t>& users) const;
   std::vector<std::string_view> names_in_order(const std::vector<std::uint64_t>& ranks) const;
@@ -139,6 +161,7 @@ class UserPatterns {
   /// engine user), so repeats are found without comparing names.
   std::vector<std::size_t> same_name_;
   std::map<RenderCache::State::AlternationKey, LiteralPtr> made_;
+  LiteralsByUsers by_users_;          ///< this render's
   std::vector<LiteralPtr> literals_;  ///< by id
   std::unordered_map<const Literal*, std::size_t> by_address_;
   std::unordered_map<const Literal*, std::size_t, ByContent, ByContent> by_content_;
