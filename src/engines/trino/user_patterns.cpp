@@ -17,25 +17,30 @@ namespace {
 constexpr int kOf = 0;
 constexpr int kComplement = 1;
 
-// The JSON string literal nlohmann's dump writes, written here for printable ASCII, where only
-// a quote and a backslash are escaped: at scale alternations are hundreds of megabytes, and the
-// library's escaper, which decodes UTF-8 byte by byte, was a twentieth of a render.
-LiteralPtr literal_of(const std::string& regex) {
-  const bool printable = std::all_of(regex.begin(), regex.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+LiteralPtr literal_of(const std::string& regex) { return std::make_shared<const Literal>(json_string(regex)); }
+
+}  // namespace
+
+// Written here for printable ASCII, where only a quote and a backslash are escaped: at scale
+// alternations are hundreds of megabytes, and the library's escaper, which decodes UTF-8 byte
+// by byte, was a twentieth of a render.
+std::string json_string(std::string_view text) {
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
   if (!printable) {
-    return std::make_shared<const Literal>(
-        nlohmann::json(regex).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict));
+    return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
   }
   std::string json;
-  json.reserve(regex.size() + regex.size() / 2 + 2);
+  json.reserve(text.size() + text.size() / 2 + 2);
   json += '"';
-  for (char c : regex) {
+  for (char c : text) {
     if (c == '"' || c == '\\') json += '\\';
     json += c;
   }
   json += '"';
-  return std::make_shared<const Literal>(std::move(json));
+  return json;
 }
+
+namespace {
 
 // Nullptr for no user.
 UserSetPtr user_set_of(const std::vector<std::uint64_t>& ranks) {

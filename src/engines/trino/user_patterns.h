@@ -24,6 +24,9 @@ struct Literal {
 };
 using LiteralPtr = std::shared_ptr<const Literal>;
 
+/// `text` as nlohmann's dump writes a JSON string (UTF-8 kept, control characters escaped).
+std::string json_string(std::string_view text);
+
 /// Text written as is, then a user alternation (none when literal is nullptr).
 struct TextPiece {
   std::string text;
