@@ -130,14 +130,12 @@ std::shared_ptr<const Model> build_model(std::shared_ptr<const Snapshot> snapsho
   }
 
   // From each role row to its direct, unexpired holders: users x tags lookups cost 45 ms at M.
-  m->cleared.assign(s.users.size(), std::vector<bool>(s.classifications.size(), false));
   m->cleared_users.assign(s.classifications.size(), std::vector<std::uint64_t>((s.users.size() + 63) / 64, 0));
   for (std::size_t t = 0; t < s.classifications.size(); ++t) {
     for (const auto& row : s.classifications[t].clearance) {
       if (row.type != ClearanceRow::Type::Role) continue;
       if (auto it = m->role_holders.find(row.name); it != m->role_holders.end()) {
         for (std::size_t u : it->second) {
-          m->cleared[u][t] = true;
           m->cleared_users[t][u / 64] |= std::uint64_t{1} << (u % 64);
         }
       }

@@ -60,7 +60,7 @@ std::vector<Expected> split_per_user(const tw::Model& m, const std::vector<tw::E
     }
     if (privileges.empty()) continue;
     std::vector<bool> flags;
-    for (std::size_t t : tags) flags.push_back(m.cleared[u][t]);
+    for (std::size_t t : tags) flags.push_back(m.is_cleared(u, t));
     groups[privileges.bits()][flags].push_back(u);
   }
   std::vector<Expected> out;

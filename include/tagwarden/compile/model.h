@@ -73,16 +73,18 @@ struct Model {
   /// snapshot order: every Trino profile refuses those in its catalogs, and scanning every
   /// column name again for each profile was the cost of that check (they are rare).
   std::vector<std::size_t> unfoldable_objects;
-  std::vector<std::vector<bool>> cleared;  ///< [user][classification], engine semantics
-  /// The same facts by classification: bit u % 64 of word u / 64 is set when user u is cleared.
-  /// Splitting a set of users by clearance is then word operations, not a lookup per user.
+  /// Who is cleared (engine semantics), by classification: bit u % 64 of word u / 64 is set when
+  /// user u is. Splitting a set of users by clearance is then word operations, not a lookup per user.
   std::vector<std::vector<std::uint64_t>> cleared_users;
 
   const User& user(std::size_t i) const { return snapshot->users[i]; }
   const Object& object(std::size_t i) const { return snapshot->objects[i]; }
   const Classification& tag(const std::string& name) const { return snapshot->classifications.at(tag_index.at(name)); }
   bool is_engine_gated(const std::string& tag) const { return engine_gated[tag_index.at(tag)]; }
-  bool is_cleared(std::size_t user, const std::string& tag) const { return cleared[user][tag_index.at(tag)]; }
+  bool is_cleared(std::size_t user, const std::string& tag) const { return is_cleared(user, tag_index.at(tag)); }
+  bool is_cleared(std::size_t user, std::size_t tag) const {
+    return (cleared_users[tag][user / 64] >> (user % 64)) & 1;
+  }
   /// Earliest expires_at strictly after now among direct and group assignments, if any.
   std::optional<Timestamp> next_expiry() const;
 
