@@ -88,6 +88,27 @@ TEST_CASE("opa: a column gated by a clearance is refused to users without it, as
   CHECK(select("reader", "accounts", json::array()));  // count(*)
 }
 
+TEST_CASE("opa: names are compared as Trino lowercases them, so another case reaches the same rules") {
+  // Trino lowercases every name before it asks; one that came otherwise must not miss a deny
+  // written in lowercase, nor an object's own rules for a broader pattern.
+  CHECK_FALSE(select("reader", "accounts", {"id", "IBAN"}));
+  CHECK_FALSE(select("reader", "ACCOUNTS", {"id", "iban"}));
+  CHECK_FALSE(allow("reader", "SelectFromColumns", table("DW", "Fin", "Accounts", json{"Iban"})));
+  CHECK(select("steward", "ACCOUNTS", {"ID", "IBAN"}));
+  CHECK_FALSE(allow("reader", "FilterColumns", table("dw", "fin", "accounts", json{"IBAN"})));
+  const json mask = request("reader", "GetColumnMask",
+                            json{{"column",
+                                  {{"catalogName", "DW"},
+                                   {"schemaName", "FIN"},
+                                   {"tableName", "ACCOUNTS"},
+                                   {"columnName", "EMAIL"},
+                                   {"columnType", "varchar"}}}});
+  CHECK(decider().answer(OpaEndpoint::ColumnMask, mask)["result"] == json({{"expression", "'****'"}}));
+  const json filters =
+      decider().answer(OpaEndpoint::RowFilters, request("reader", "GetRowFilters", table("DW", "FIN", "ACCOUNTS")));
+  CHECK(filters["result"].size() == 1);
+}
+
 TEST_CASE("opa: an operation on columns without its columns is a bad request, never a guessed answer") {
   for (const char* op : {"SelectFromColumns", "FilterColumns", "CreateViewWithSelectFromColumns"}) {
     INFO(op);

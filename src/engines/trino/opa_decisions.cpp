@@ -8,6 +8,7 @@
 
 #include "expressions.h"
 #include "tagwarden/engines/trino/opa.h"
+#include "tagwarden/util/text.h"
 
 namespace tw::trino {
 
@@ -42,17 +43,27 @@ std::vector<std::string> texts(const json& object, const char* key, const std::s
   return out;
 }
 
+// Names are compared as Trino writes them in the rules document, lowercased. Trino lowercases
+// every name before it asks, so this changes no answer it can get; a request that did not would
+// otherwise miss a lowercase deny (a column "IBAN" is "iban"), or an object's own rules and fall
+// to a broader pattern.
+std::string trino_name(const json& object, const char* key, const std::string& where) {
+  return lowercase_identifier(text(object, key, where));
+}
+
 // The columns of an operation on columns: the plugin always sends the key (an empty list for
 // count(*)); without it the decision would be guessed, so the body is refused instead.
 std::vector<std::string> columns_of(const json& table, const std::string& where) {
   if (!table.contains("columns")) throw OpaBadRequest(where + ".columns is required (a list of strings)");
-  return texts(table, "columns", where);
+  std::vector<std::string> columns = texts(table, "columns", where);
+  for (auto& c : columns) c = lowercase_identifier(c);
+  return columns;
 }
 
 QualifiedName table_name(const json& resource, const std::string& where) {
   const json& table = member(resource, "table", where);
-  return {text(table, "catalogName", where + ".table"), text(table, "schemaName", where + ".table"),
-          text(table, "tableName", where + ".table")};
+  return {trino_name(table, "catalogName", where + ".table"), trino_name(table, "schemaName", where + ".table"),
+          trino_name(table, "tableName", where + ".table")};
 }
 
 enum class Check {
@@ -262,16 +273,17 @@ bool OpaDecider::allowed(const Request& request, const json& resource, const jso
     case Check::Allow:
       return true;
     case Check::Catalog:
-      return catalog_allows(request.user, text(member(resource, "catalog", where), "name", where + ".catalog"), false);
+      return catalog_allows(request.user, trino_name(member(resource, "catalog", where), "name", where + ".catalog"),
+                            false);
     case Check::CatalogOfProperty:
-      return catalog_allows(
-          request.user,
-          text(member(resource, "catalogSessionProperty", where), "catalogName", where + ".catalogSessionProperty"),
-          false);
+      return catalog_allows(request.user,
+                            trino_name(member(resource, "catalogSessionProperty", where), "catalogName",
+                                       where + ".catalogSessionProperty"),
+                            false);
     case Check::SchemaAccess: {
       const json& schema = member(resource, "schema", where);
-      return any_schema_access(request.user, text(schema, "catalogName", where + ".schema"),
-                               text(schema, "schemaName", where + ".schema"));
+      return any_schema_access(request.user, trino_name(schema, "catalogName", where + ".schema"),
+                               trino_name(schema, "schemaName", where + ".schema"));
     }
     case Check::AnyTable:
     case Check::FilterTable: {
@@ -322,8 +334,8 @@ bool OpaDecider::allowed(const Request& request, const json& resource, const jso
     }
     case Check::Function: {
       const json& function = member(resource, "function", where);
-      const std::string& catalog = text(function, "catalogName", where + ".function");
-      const std::string& schema = text(function, "schemaName", where + ".function");
+      const std::string catalog = trino_name(function, "catalogName", where + ".function");
+      const std::string schema = trino_name(function, "schemaName", where + ".function");
       return catalog_allows(request.user, catalog, false) && catalog == "system" && schema == "builtin";
     }
   }
@@ -400,10 +412,10 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
     case OpaEndpoint::BatchColumnMasks: {
       const auto mask_of = [&](const json& resource, const std::string& where) -> json {
         const json& column = member(resource, "column", where);
-        const QualifiedName name{text(column, "catalogName", where + ".column"),
-                                 text(column, "schemaName", where + ".column"),
-                                 text(column, "tableName", where + ".column")};
-        const std::string& column_name = text(column, "columnName", where + ".column");
+        const QualifiedName name{trino_name(column, "catalogName", where + ".column"),
+                                 trino_name(column, "schemaName", where + ".column"),
+                                 trino_name(column, "tableName", where + ".column")};
+        const std::string column_name = trino_name(column, "columnName", where + ".column");
         if (!request.user || name.schema == kInformationSchema) return nullptr;
         const TableRule rule = table_rule(*request.user, name);
         if (!rule.access) return nullptr;
