@@ -74,11 +74,19 @@ class ProfileCompiler {
 
  private:
   void map_users(PolicySet& ps, ProfileCompile& out) {
-    std::map<std::string, std::string> seen;  // engine name -> platform name
-    for (const auto& u : s_.users) {
+    std::map<std::string, std::size_t> seen;  // engine name -> user index
+    // Where a user's engine name comes from, as the snapshot or the profile spells it.
+    const auto source = [&](std::size_t i) {
+      const User& u = s_.users[i];
+      const std::string entry = "users[" + std::to_string(i) + "] (" + quote(u.name) + ", by ";
+      if (p_.user_map.count(u.name)) return entry + "the profile's user_map)";
+      return entry + (u.engine_user ? "users[" + std::to_string(i) + "].engine_user)" : std::string("its name)"));
+    };
+    for (std::size_t i = 0; i < s_.users.size(); ++i) {
+      const User& u = s_.users[i];
       const std::string engine = engine_user_name(u, p_);
-      if (auto [it, fresh] = seen.emplace(engine, u.name); !fresh) {
-        out.errors.push_back("users " + quote(it->second) + " and " + quote(u.name) + " both map to the engine user " +
+      if (auto [it, fresh] = seen.emplace(engine, i); !fresh) {
+        out.errors.push_back(source(it->second) + " and " + source(i) + " both map to the engine user " +
                              quote(engine) + ": the engine could not tell them apart; fix engine_user or user_map");
       }
       ps.users.push_back({u.name, engine});

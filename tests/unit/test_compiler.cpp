@@ -615,7 +615,7 @@ users:
   CHECK(
       pc.errors ==
       Names{
-          R"(users "alice" and "al" both map to the engine user "al": the engine could not tell them apart; fix engine_user or user_map)"});
+          R"(users[0] ("alice", by users[0].engine_user) and users[1] ("al", by its name) both map to the engine user "al": the engine could not tell them apart; fix engine_user or user_map)"});
 
   tw::Profile mapped = trino_profile({"c"});
   mapped.user_map = {{"al", "albert"}, {"carol", "dave"}};
@@ -624,7 +624,7 @@ users:
   CHECK(
       pc2.errors ==
       Names{
-          R"(users "carol" and "dave" both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
+          R"(users[2] ("carol", by the profile's user_map) and users[3] ("dave", by its name) both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
 
   tw::Profile fixed = trino_profile({"c"});
   fixed.user_map = {{"al", "albert"}};
