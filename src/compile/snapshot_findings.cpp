@@ -37,6 +37,22 @@ std::vector<Finding> snapshot_findings(const Model& model) {
                        join_some(ungated) + ")",
                    "", ungated});
   }
+  // A view carries the tags of what it reads only through depends_on (MODEL section 2): one that
+  // lists nothing reads as ungated, whatever it selects from. Not refused (a view may read only
+  // what the snapshot does not list), but said, as an incomplete export would leave it.
+  std::vector<std::string> views;
+  for (const auto& o : model.snapshot->objects) {
+    if (o.kind != ObjectKind::Table && o.depends_on.empty()) views.push_back(o.name.str());
+  }
+  if (!views.empty()) {
+    out.push_back({Severity::Warning, "views_without_dependencies",
+                   std::to_string(views.size()) +
+                       (views.size() == 1 ? " view lists no depends_on, so it carries only its own tags"
+                                          : " views list no depends_on, so they carry only their own tags") +
+                       ": a view over a gated object reads as ungated; list every object a view reads (" +
+                       join_some(views) + ")",
+                   "", views});
+  }
   return out;
 }
 

@@ -347,6 +347,30 @@ TEST_CASE("a group-only clearance gates nothing and is reported", "[compiler]") 
   CHECK(mixed->subjects == Names{"Confidential"});
 }
 
+TEST_CASE("views that list no depends_on are one warning: they carry only their own tags", "[compiler]") {
+  const std::string text = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+classifications: [{name: Secret}]
+objects:
+  - {name: c.s.t, kind: table, tags: [Secret], columns: [{name: a}]}
+  - {name: c.s.v_listed, kind: view, depends_on: [c.s.t], columns: [{name: a}]}
+  - {name: c.s.v_bare, kind: view, columns: [{name: a}]}
+  - {name: c.s.mv_bare, kind: materialized_view, columns: [{name: a}]}
+)";
+  auto m = model_of(text);
+  const std::vector<tw::Finding> findings = tw::snapshot_findings(*m);
+  CHECK(count_findings(findings, "views_without_dependencies") == 1);
+  const tw::Finding* w = find_finding(findings, "views_without_dependencies");
+  REQUIRE(w);
+  CHECK(w->severity == tw::Severity::Warning);
+  CHECK(w->subjects == Names{"c.s.v_bare", "c.s.mv_bare"});
+  CHECK(w->message ==
+        "2 views list no depends_on, so they carry only their own tags: a view over a gated object reads as ungated; "
+        "list every object a view reads (c.s.v_bare and c.s.mv_bare)");
+  Fixture f;
+  CHECK(count_findings(tw::snapshot_findings(*f.m), "views_without_dependencies") == 0);
+}
+
 TEST_CASE("classifications without a clearance are one info finding", "[compiler]") {
   Fixture f;
   const std::vector<tw::Finding> findings = tw::snapshot_findings(*f.m);
