@@ -424,7 +424,7 @@ class SnapshotValidator {
   void take_object(const Object& o, std::size_t i, Snapshot& s) {
     const auto path = [i] { return index_path("objects", i); };
     const std::string name = o.name.str();
-    if (!objects_by_lower_.insert(lower(name)).second) {
+    if (!objects_by_lower_.emplace(lower(name), name).second) {
       errors_.push_back({key_path(path(), "name"), duplicate_object(name)});
       return;
     }
@@ -461,7 +461,7 @@ class SnapshotValidator {
       auto qn = parse_object_name(*name, e, "name", false);
       if (!qn) return;
       o.name = *qn;
-      if (!objects_by_lower_.insert(lower(*name)).second) {
+      if (!objects_by_lower_.emplace(lower(*name), *name).second) {
         e.error(e.path("name"), duplicate_object(*name));
         return;
       }
@@ -576,12 +576,22 @@ class SnapshotValidator {
     return known;
   }
 
+  // A name that differs from a listed object's only in case says which: references name objects
+  // exactly as they are listed, though two names differing only in case are one object.
+  std::string unknown_object(const std::string& name, const std::string& otherwise = "") const {
+    if (auto it = objects_by_lower_.find(lower(name)); it != objects_by_lower_.end()) {
+      return "unknown object " + quote(name) + " (the snapshot lists " + quote(it->second) +
+             ": a reference names an object exactly as it is listed)";
+    }
+    return "unknown object " + quote(name) + otherwise;
+  }
+
   void resolve_dependencies(Snapshot& s) {
     for (std::size_t i = 0; i < s.objects.size(); ++i) {
       for (const auto& [dep, path] : dep_lists_[i]) {
         auto it = object_index_.find(dep);
         if (it == object_index_.end()) {
-          errors_.push_back({path, "unknown object " + quote(dep)});
+          errors_.push_back({path, unknown_object(dep)});
         } else if (it->second == i) {
           errors_.push_back({path, "an object cannot depend on itself"});
         }
@@ -664,8 +674,8 @@ class SnapshotValidator {
           g.object = {qn->catalog, qn->schema, qn->table};
           const bool exact = qn->catalog != "*" && qn->schema != "*" && qn->table != "*";
           if (exact && !object_index_.count(*obj)) {
-            e.error(e.path("object"), "unknown object " + quote(*obj) +
-                                          " (use * in a part to grant on names the snapshot does not list)");
+            e.error(e.path("object"),
+                    unknown_object(*obj, " (use * in a part to grant on names the snapshot does not list)"));
             ok = false;
           }
         } else {
@@ -720,8 +730,8 @@ class SnapshotValidator {
   std::vector<ValidationError>& errors_;
   std::unordered_set<std::string> roles_, users_, tags_;
   std::unordered_map<std::string, std::size_t> object_index_;
-  std::unordered_map<std::string, bool> type_names_;  // column type -> type-shaped (few distinct types)
-  std::unordered_set<std::string> objects_by_lower_;
+  std::unordered_map<std::string, bool> type_names_;               // column type -> type-shaped (few distinct types)
+  std::unordered_map<std::string, std::string> objects_by_lower_;  ///< lowercased name -> name
   std::optional<AssignmentSet> assignments_;
   const ReusePlan* plan_ = nullptr;
   std::optional<bool>

@@ -160,19 +160,21 @@ TEST_CASE("grants: one principal, at least one privilege, each once", "[load][re
         Names{"grants[0].principal: names both a role and a user: a grant has exactly one principal"});
   CHECK(errors_of("grants: [{principal: {user: bob}, privileges: [SELECT]}]\n") ==
         Names{"grants[0].object: is required (a string)"});
-  // An exact object name is matched as written: C.S.T is not the listed c.s.t (use a pattern).
+  // An exact object name is matched as written: C.S.T is not the listed c.s.t; the error says which is.
   CHECK(
       errors_of("grants: [{principal: {user: bob}, object: C.S.T, privileges: [SELECT]}]\n") ==
       Names{
-          R"(grants[0].object: unknown object "C.S.T" (use * in a part to grant on names the snapshot does not list))"});
+          R"(grants[0].object: unknown object "C.S.T" (the snapshot lists "c.s.t": a reference names an object exactly as it is listed))"});
 }
 
 TEST_CASE("depends_on names each listed object once, exactly as listed", "[load][refusals]") {
   CHECK(errors_of("  - {name: c.s.v, kind: view, depends_on: [c.s.t, c.s.t]}\n") ==
         Names{R"(objects[1].depends_on[1]: duplicate dependency "c.s.t")"});
   // A dependency spelled in another case would otherwise inherit nothing: refused, not folded.
-  CHECK(errors_of("  - {name: c.s.v, kind: view, depends_on: [C.S.T]}\n") ==
-        Names{R"(objects[1].depends_on[0]: unknown object "C.S.T")"});
+  CHECK(
+      errors_of("  - {name: c.s.v, kind: view, depends_on: [C.S.T]}\n") ==
+      Names{
+          R"(objects[1].depends_on[0]: unknown object "C.S.T" (the snapshot lists "c.s.t": a reference names an object exactly as it is listed))"});
   CHECK(errors_of("  - {name: c.s.v, kind: view, depends_on: c.s.t}\n") ==
         Names{"objects[1].depends_on: must be a list, found a string"});
 }
@@ -236,8 +238,10 @@ TEST_CASE("an access policy's roles, users, tags and objects must exist, exactly
                   "exempt: {users: [Alice]}}\n") == Names{R"(policies[0].exempt.users[0]: unknown user "Alice")"});
   CHECK(errors_of("policies:\n  - {name: p, type: column_mask, mask: full, scope: {tag: pii}}\n") ==
         Names{R"(policies[0].scope.tag: unknown classification "pii")"});
-  CHECK(errors_of("policies:\n  - {name: p, type: deny, scope: {object: c.s.T}}\n") ==
-        Names{R"(policies[0].scope.object: unknown object "c.s.T")"});
+  CHECK(
+      errors_of("policies:\n  - {name: p, type: deny, scope: {object: c.s.T}}\n") ==
+      Names{
+          R"(policies[0].scope.object: unknown object "c.s.T" (the snapshot lists "c.s.t": a reference names an object exactly as it is listed))"});
   CHECK(errors_of("policies:\n  - {name: p, type: column_mask, mask: full, scope: {tag: PII}, "
                   "applies_to: {groups: [g1]}}\n") ==
         Names{R"(policies[0].applies_to.groups: unknown key "groups" (expected one of: roles, users))"});
