@@ -344,7 +344,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
     const Previous& prev = previous[i];
     ProfileBuild build = build_profile(
         *model, profiles[i], PreviousBuild{&prev.built_with, prev.memo.get(), prev.artifact, prev.render_cache.get()});
-    entries[i] = finish_profile(profiles[i], std::move(build), elapsed_ms(b0), at, model->next_expiry());
+    entries[i] = finish_profile(profiles[i], std::move(build), elapsed_ms(b0), at, model->next_expiry(), t0);
   });
   for (auto& entry : entries) outcome.profiles.push_back(std::move(entry));
   end_phase("build");  // and publish: each profile as soon as it is built

@@ -141,10 +141,11 @@ class Daemon {
   ReconcileOutcome reconcile_once(std::vector<std::string> reasons);
   /// Publishes one profile's build and records it in the profile's state; returns its outcome entry.
   /// `valid_until` is the model's earliest upcoming role expiry, stored with the artifact.
+  /// `pass_start`: when the pass began (its fetch), for `served_ms`.
   nlohmann::json finish_profile(const Profile& profile, ProfileBuild build, double build_ms, const std::string& at,
-                                std::optional<Timestamp> valid_until);
+                                std::optional<Timestamp> valid_until, std::chrono::steady_clock::time_point pass_start);
   void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until,
-               std::shared_ptr<const trino::OpaDecider> opa = nullptr);
+               std::shared_ptr<const trino::OpaDecider> opa, std::chrono::steady_clock::time_point pass_start);
   /// After the artifact is served: its bytes into state_dir; a failure is recorded (state_behind).
   void store_bytes(const Profile& profile, const StoredArtifact& stored, nlohmann::json& entry);
   /// After every pass, whatever it could compile: stops serving every artifact whose

@@ -18,7 +18,8 @@ using daemon_helpers::elapsed_ms;
 using daemon_helpers::findings_json;
 
 nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build, double build_ms,
-                                      const std::string& at, std::optional<Timestamp> valid_until) {
+                                      const std::string& at, std::optional<Timestamp> valid_until,
+                                      std::chrono::steady_clock::time_point pass_start) {
   const auto p0 = std::chrono::steady_clock::now();
   nlohmann::json entry = {{"name", profile.name}, {"engine", to_string(profile.engine)}};
   entry["reused_objects"] = build.compile.reused_objects;
@@ -33,7 +34,7 @@ nlohmann::json Daemon::finish_profile(const Profile& profile, ProfileBuild build
     policy_set = std::make_shared<const PolicySet>(std::move(*build.compile.policy_set));
     if (profile.engine == Engine::Trino) opa = std::make_shared<const trino::OpaDecider>(policy_set);
   }
-  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until, std::move(opa));
+  if (build.artifact) publish(profile, std::move(*build.artifact), entry, valid_until, std::move(opa), pass_start);
   if (policy_set && profile.engine == Engine::StarRocks && !profile.dsn.empty() && entry.value("status", "") == "ok") {
     apply_starrocks(profile, *policy_set, entry);
   }
@@ -124,7 +125,8 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
 }
 
 void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& entry,
-                     std::optional<Timestamp> valid_until, std::shared_ptr<const trino::OpaDecider> opa) {
+                     std::optional<Timestamp> valid_until, std::shared_ptr<const trino::OpaDecider> opa,
+                     std::chrono::steady_clock::time_point pass_start) {
   auto current = published_.load();
   auto it = current->find(profile.name);
   const bool same = it != current->end() && it->second->artifact.sha256 == artifact.sha256;
@@ -203,6 +205,8 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
       auto next = std::make_shared<PublishedMap>(*published_.load());
       (*next)[profile.name] = pa;
       published_.store(std::move(next));
+      // From the pass's fetch to this artifact being what HTTP and OPA answer with.
+      entry["served_ms"] = elapsed_ms(pass_start);
     }
     if (removed || configured->rules_file != profile.rules_file) {
       // The file written above is no longer this profile's: it holds what HTTP serves for

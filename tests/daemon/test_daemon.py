@@ -813,6 +813,9 @@ def webhook_answers_after_its_recompile(c: Ctx):
         check(after.headers["etag"] != before.headers["etag"], "served ETag did not change by the time the "
                                                                "webhook returned")
         eq(after.headers["etag"], '"' + prof["sha256"] + '"', "served ETag = outcome sha256")
+        # served_ms: from the pass's fetch to the new rules being served, within the pass.
+        check(isinstance(prof.get("served_ms"), (int, float)) and 0 <= prof["served_ms"] <= o["duration_ms"],
+              f"served_ms within the pass: {prof.get('served_ms')} of {o['duration_ms']} ms")
         eq(has_rule(after.json(), "member-sso", "invoices", "SELECT"), want_member_select,
            "member-sso SELECT on invoices after the change")
         c.note(f"webhook round trip {rtt * 1000:.0f} ms (compile included), generation {o['generation']}")
