@@ -101,6 +101,7 @@ const std::string& MemoKeys::grant(std::size_t g) {
 }
 
 const std::string& MemoKeys::covering(const std::vector<std::size_t>& grants) {
+  if (last_covering_ && last_covering_->first == grants) return last_covering_->second;
   auto it = covering_keys_.find(grants);
   if (it == covering_keys_.end()) {
     Digest d;
@@ -108,6 +109,7 @@ const std::string& MemoKeys::covering(const std::vector<std::size_t>& grants) {
     for (std::size_t g : grants) d.add(grant(g));
     it = covering_keys_.emplace(grants, d.finish()).first;
   }
+  last_covering_ = &*it;
   return it->second;
 }
 
