@@ -2,9 +2,11 @@
 
 #include "definer_views.h"
 
+#include "../engines/trino/expressions.h"
 #include "tagwarden/compile/explain.h"
 
 #include <algorithm>
+#include <set>
 
 #include "tagwarden/util/text.h"
 
@@ -77,6 +79,30 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
         a.type = mk.type;
         a.kinds.insert(to_string(mk.kind));
       }
+    }
+  }
+  // A type Trino cannot spell (largeint, decimal(40,2), a name of another engine) makes the mask's
+  // typed NULL a cast Trino refuses: every query reading the column fails, closed, but the author
+  // should hear why before users do.
+  if (profile.engine == Engine::Trino) {
+    std::set<std::string> unknown;
+    for (const auto& op : ps.objects) {
+      for (const auto& cls : op.classes) {
+        for (const auto& mk : cls.access.masks) {
+          if (!trino::known_trino_type(mk.type))
+            unknown.insert(op.engine_name.str() + "." + mk.column + " (" + mk.type + ")");
+        }
+      }
+    }
+    if (!unknown.empty()) {
+      const std::vector<std::string> listed(unknown.begin(), unknown.end());
+      out.push_back({Severity::Warning, "trino_mask_type_unknown",
+                     std::to_string(listed.size()) + " masked columns on profile " + profile.name +
+                         " have a type Trino has no name for: " + join_some(listed) +
+                         "; their masks cast to it, which Trino refuses, so every query reading them fails. Give "
+                         "the column's Trino type in the snapshot (e.g. boolean, integer, decimal(38,2), "
+                         "timestamp(6))",
+                     profile.name, listed});
     }
   }
   if (!as_null.empty()) {

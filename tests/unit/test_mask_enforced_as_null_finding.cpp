@@ -83,3 +83,28 @@ TEST_CASE("masks on string columns only, or null masks, are not reported", "[fin
   CHECK(find(tw::compile_profile(*m, trino_profile({"c"}, "tr")).findings, "mask_enforced_as_null") == nullptr);
   CHECK(find(tw::compile_profile(*m, starrocks()).findings, "mask_enforced_as_null") == nullptr);
 }
+
+TEST_CASE("a mask on a column whose type Trino has no name for is a warning on Trino profiles",
+          "[findings][policies]") {
+  const std::string text = R"y(
+version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ana}]
+objects:
+  - name: c.s.t
+    owner: ana
+    columns: [{name: big, type: largeint}, {name: ok, type: "int(11)"}, {name: d, type: "datetime(3)"}]
+grants:
+  - {principal: {user: ana}, object: c.s.t, privileges: [SELECT]}
+policies:
+  - {name: m, type: column_mask, mask: "null", scope: {object: c.s.t}}
+)y";
+  auto m = model_of(text);
+  const tw::ProfileCompile trino = tw::compile_profile(*m, trino_profile({"c"}));
+  REQUIRE(trino.policy_set);
+  const tw::Finding* f = find(trino.findings, "trino_mask_type_unknown");
+  REQUIRE(f);
+  CHECK(f->severity == tw::Severity::Warning);
+  CHECK(f->subjects == std::vector<std::string>{"c.s.t.big (largeint)"});
+  CHECK(find(tw::compile_profile(*m, starrocks()).findings, "trino_mask_type_unknown") == nullptr);
+}

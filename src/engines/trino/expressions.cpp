@@ -1,7 +1,13 @@
 #include "expressions.h"
 
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/engines/trino/rules.h"
@@ -16,10 +22,17 @@ bool is_string(const std::string& trino) {
   return trino == "varchar" || trino.rfind("varchar(", 0) == 0 || trino.rfind("char", 0) == 0;
 }
 
+// Trino reads a bare integer as a bigint literal, and refuses one beyond 2^63 - 1 as unparsable.
+bool fits_bigint(const json& v) {
+  return v.is_number_integer() &&
+         (!v.is_number_unsigned() ||
+          v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+}
+
 std::string literal(const json& v) {
   if (v.is_string()) return string_literal(v.get<std::string>());
   if (v.is_boolean()) return v.get<bool>() ? "TRUE" : "FALSE";
-  if (v.is_number_integer()) return v.dump();
+  if (fits_bigint(v)) return v.dump();
   if (v.is_number()) return "DOUBLE '" + v.dump() + "'";
   throw std::invalid_argument("a condition value must be a string, number or boolean");
 }
@@ -42,7 +55,7 @@ std::optional<std::string> typed_literal(const json& c, const json& v) {
     case LiteralKind::Integer:
       return v.dump();
     case LiteralKind::Double:
-      if (v.is_number_integer()) return v.dump();
+      if (fits_bigint(v)) return v.dump();
       return (lowercase_identifier(type).rfind("double", 0) == 0 ? "DOUBLE " : "REAL ") + string_literal(v.dump());
     case LiteralKind::Decimal:
       return "DECIMAL " + string_literal(v.get<std::string>());
@@ -113,13 +126,76 @@ std::string string_literal(std::string_view value) {
   return out + "'";
 }
 
-std::string trino_type(const std::string& type) {
+std::optional<std::string> known_trino_type(const std::string& type) {
+  // The snapshot's grammar (load_snapshot.cpp): name [ ( p [, s] ) ] [ with[out] time zone ].
   const std::string t = lowercase_identifier(type);
-  if (t == "string" || t == "text") return "varchar";
-  if (t == "int") return "integer";
-  if (t == "float") return "real";
-  if (t == "datetime") return "timestamp";
-  return t;
+  std::size_t i = 0;
+  while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
+  std::string name = t.substr(0, i);
+  std::vector<long> params;
+  std::string rest = t.substr(i);
+  const auto trim = [](std::string& x) {
+    while (!x.empty() && x.front() == ' ') x.erase(0, 1);
+  };
+  trim(rest);
+  if (!rest.empty() && rest.front() == '(') {
+    const auto close = rest.find(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::string digits;
+    for (char c : rest.substr(1, close - 1) + ",") {
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        digits += c;
+        if (digits.size() > 9) return std::nullopt;
+      } else if (c == ',') {
+        if (digits.empty()) return std::nullopt;
+        params.push_back(std::stol(digits));
+        digits.clear();
+      } else if (c != ' ') {
+        return std::nullopt;
+      }
+    }
+    rest = rest.substr(close + 1);
+    trim(rest);
+  }
+  const bool zone = rest == "with time zone";
+  if (!rest.empty() && !zone && rest != "without time zone") return std::nullopt;
+  static const std::map<std::string, std::string> kAliases = {
+      {"string", "varchar"},     {"text", "varchar"}, {"int", "integer"},    {"float", "real"},
+      {"datetime", "timestamp"}, {"bool", "boolean"}, {"numeric", "decimal"}};
+  if (auto a = kAliases.find(name); a != kAliases.end()) name = a->second;
+  const auto with_params = [&](std::size_t most) -> std::optional<std::string> {
+    if (params.size() > most) return std::nullopt;
+    std::string out = name;
+    for (std::size_t k = 0; k < params.size(); ++k) out += (k ? "," : "(") + std::to_string(params[k]);
+    return params.empty() ? out : out + ")";
+  };
+  if (name == "time" || name == "timestamp") {
+    if (params.size() > 1 || (!params.empty() && params[0] > 12)) return std::nullopt;
+    auto out = with_params(1);
+    return zone ? *out + " with time zone" : *out;
+  }
+  if (!rest.empty()) return std::nullopt;
+  // An integer's parameter is a display width (MySQL's int(11)): the type is the same.
+  if (name == "tinyint" || name == "smallint" || name == "integer" || name == "bigint")
+    return params.size() <= 1 ? std::optional<std::string>(name) : std::nullopt;
+  if (name == "varchar" || name == "char") {
+    if (!params.empty() && params[0] < 1) return std::nullopt;
+    return with_params(1);
+  }
+  if (name == "decimal") {
+    if (!params.empty() && (params[0] < 1 || params[0] > 38 || (params.size() == 2 && params[1] > params[0])))
+      return std::nullopt;
+    return with_params(2);
+  }
+  static const std::set<std::string> kPlain = {"boolean",   "real", "double", "date",
+                                               "varbinary", "json", "uuid",   "ipaddress"};
+  if (kPlain.count(name)) return with_params(0);
+  return std::nullopt;
+}
+
+std::string trino_type(const std::string& type) {
+  if (auto known = known_trino_type(type)) return *known;
+  return lowercase_identifier(type);  // Trino refuses it: the cast fails closed (finding trino_mask_type_unknown)
 }
 
 std::string mask_expression(const ColumnMask& m) {
