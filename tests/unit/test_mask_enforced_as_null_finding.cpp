@@ -16,7 +16,10 @@ using namespace twtest;
 
 namespace {
 
-std::string snapshot(const std::string& policies) {
+std::string snapshot(const std::string& policies,
+                     const std::string& columns =
+                         "[{name: s, type: varchar}, {name: N, type: bigint}, {name: d, type: date}, "
+                         "{name: z, type: bigint}]") {
   return R"(
 version: 1
 generated_at: "2026-11-30T12:00:00Z"
@@ -24,7 +27,8 @@ users: [{name: ana}]
 objects:
   - name: c.s.t
     owner: ana
-    columns: [{name: s, type: varchar}, {name: N, type: bigint}, {name: d, type: date}, {name: z, type: bigint}]
+    columns: )" +
+         columns + R"(
 grants:
   - {principal: {user: ana}, object: c.s.t, privileges: [SELECT]}
 policies:
@@ -86,19 +90,9 @@ TEST_CASE("masks on string columns only, or null masks, are not reported", "[fin
 
 TEST_CASE("a mask on a column whose type Trino has no name for is a warning on Trino profiles",
           "[findings][policies]") {
-  const std::string text = R"y(
-version: 1
-generated_at: "2026-11-30T12:00:00Z"
-users: [{name: ana}]
-objects:
-  - name: c.s.t
-    owner: ana
-    columns: [{name: big, type: largeint}, {name: ok, type: "int(11)"}, {name: d, type: "datetime(3)"}]
-grants:
-  - {principal: {user: ana}, object: c.s.t, privileges: [SELECT]}
-policies:
-  - {name: m, type: column_mask, mask: "null", scope: {object: c.s.t}}
-)y";
+  const std::string text =
+      snapshot("  - {name: m, type: column_mask, mask: \"null\", scope: {object: c.s.t}}\n",
+               R"y([{name: big, type: largeint}, {name: ok, type: "int(11)"}, {name: d, type: "datetime(3)"}])y");
   auto m = model_of(text);
   const tw::ProfileCompile trino = tw::compile_profile(*m, trino_profile({"c"}));
   REQUIRE(trino.policy_set);
