@@ -198,7 +198,7 @@ class ProfileCompiler {
     // The last compile's order, when it sorts these names too: objects seldom move, and sorting
     // 31,000 names again on every pass was a seventh of collecting them at L. (The order is total,
     // ties broken by position, so a sorted order is the one order std::sort gives.)
-    std::vector<std::size_t> order;
+    std::vector<std::size_t>& order = object_order_;  // kept for the memo
     if (previous_ && previous_->object_order.size() == names.size() &&
         std::is_sorted(previous_->object_order.begin(), previous_->object_order.end(), before)) {
       order = previous_->object_order;
@@ -207,7 +207,6 @@ class ProfileCompiler {
       std::iota(order.begin(), order.end(), std::size_t{0});
       if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
     }
-    object_order_ = order;
     ps.objects.reserve(order.size());
     std::set<std::string> present;
     for (const std::size_t k : order) {
