@@ -390,6 +390,15 @@ std::string mask_expression(MaskKind kind, int visible_chars, std::string_view a
     case MaskKind::Null:
       break;
   }
+  // StarRocks does not cut a string cast to a shorter VARCHAR(n) or CHAR(n) (issue 56391): a hash
+  // in a VARCHAR(6) policy returned all 64 digits where Trino's cast keeps 6, more than the
+  // column holds. The mask is cut to the declared length, in characters, as Trino's cast does.
+  if (const auto open = t.find('('); open != std::string::npos && t.back() == ')') {
+    const std::string length = t.substr(open + 1, t.size() - open - 2);
+    if (!length.empty() && length.size() <= 5 && std::all_of(length.begin(), length.end(), ::isdigit) &&
+        std::stoi(length) < 65533)
+      expr = "left(" + expr + ", " + length + ")";
+  }
   return "CAST(" + expr + " AS " + t + ")";
 }
 
