@@ -82,36 +82,12 @@ struct ColumnType {
 
 ColumnType column_type_of(const std::string& type) {
   ColumnType ct;
-  const std::string t = lowercase_identifier(type);
-  std::size_t i = 0;
-  while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
-  ct.name = t.substr(0, i);
-  std::string rest = t.substr(i);
-  const auto open = rest.find('(');
-  if (open != std::string::npos) {
-    const auto close = rest.find(')', open);
-    if (close == std::string::npos) return ct;
-    const std::string params = rest.substr(open + 1, close - open - 1);
-    int* slot = &ct.precision;
-    std::string digits;
-    for (char c : params + ",") {
-      if (std::isdigit(static_cast<unsigned char>(c))) {
-        digits += c;
-        if (digits.size() > 9) return ct;  // no engine type has such a parameter: the type stays unknown
-      } else if (c == ',') {
-        if (digits.empty() || slot == nullptr) return ct;
-        *slot = std::stoi(digits);
-        slot = slot == &ct.precision ? &ct.scale : nullptr;
-        digits.clear();
-      } else if (c != ' ') {
-        return ct;
-      }
-    }
-    rest = rest.substr(close + 1);
-  }
-  while (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
-  const bool with_zone = rest == "with time zone";
-  if (!rest.empty() && !with_zone && rest != "without time zone") return ct;
+  const std::optional<TypeName> tn = parse_type_name(type);
+  if (!tn) return ct;
+  ct.name = tn->name;
+  ct.precision = tn->precision;
+  ct.scale = tn->scale;
+  const bool with_zone = tn->with_time_zone;
   const std::string& n = ct.name;
   if (n == "timestamp" || n == "datetime") {
     ct.kind = with_zone ? LiteralKind::TimestampTz : LiteralKind::Timestamp;
@@ -121,7 +97,7 @@ ColumnType column_type_of(const std::string& type) {
     if (!with_zone) ct.kind = LiteralKind::Time;  // TIME WITH TIME ZONE: no literal is made for it
     return ct;
   }
-  if (!rest.empty()) return ct;
+  if (tn->zone_given) return ct;
   if (n == "varchar" || n == "char" || n == "string" || n == "text") {
     ct.kind = LiteralKind::String;
   } else if (n == "boolean" || n == "bool") {
@@ -401,6 +377,42 @@ bool stricter(const ColumnMask& a, const ColumnMask& b) {
 }
 
 }  // namespace
+
+std::optional<TypeName> parse_type_name(const std::string& type) {
+  TypeName tn;
+  const std::string t = lowercase_identifier(type);
+  std::size_t i = 0;
+  while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
+  tn.name = t.substr(0, i);
+  std::string rest = t.substr(i);
+  const auto open = rest.find('(');
+  if (open != std::string::npos) {
+    const auto close = rest.find(')', open);
+    if (close == std::string::npos) return std::nullopt;
+    const std::string params = rest.substr(open + 1, close - open - 1);
+    int* slot = &tn.precision;
+    std::string digits;
+    for (char c : params + ",") {
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        digits += c;
+        if (digits.size() > 9) return std::nullopt;  // no engine type has such a parameter
+      } else if (c == ',') {
+        if (digits.empty() || slot == nullptr) return std::nullopt;
+        *slot = std::stoi(digits);
+        slot = slot == &tn.precision ? &tn.scale : nullptr;
+        digits.clear();
+      } else if (c != ' ') {
+        return std::nullopt;
+      }
+    }
+    rest = rest.substr(close + 1);
+  }
+  while (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
+  tn.with_time_zone = rest == "with time zone";
+  tn.zone_given = tn.with_time_zone || rest == "without time zone";
+  if (!rest.empty() && !tn.zone_given) return std::nullopt;
+  return tn;
+}
 
 std::string canonical(const json& condition) { return condition.dump(); }
 

@@ -48,6 +48,17 @@ std::string canonical(const nlohmann::json& condition);
 
 /// How a column of a snapshot type takes a literal in a row filter. Each resolved
 /// comparison carries the column's type ("type"), so the engine can type its literal.
+/// A snapshot column type read by its grammar, name [ ( p [, s] ) ] [ with[out] time zone ], as
+/// the loader accepts it; nullopt when it does not read so. Engines spell types from it.
+struct TypeName {
+  std::string name;             ///< lower case, as written (no alias resolved)
+  int precision = -1;           ///< first parameter, -1 when absent
+  int scale = -1;               ///< second parameter, -1 when absent
+  bool with_time_zone = false;  ///< `with time zone`
+  bool zone_given = false;      ///< `with time zone` or `without time zone`
+};
+std::optional<TypeName> parse_type_name(const std::string& type);
+
 enum class LiteralKind { String, Boolean, Integer, Decimal, Double, Date, Time, Timestamp, TimestampTz, None };
 LiteralKind literal_kind(const std::string& column_type);
 

@@ -395,7 +395,8 @@ std::string mask_expression(MaskKind kind, int visible_chars, std::string_view a
   // column holds. The mask is cut to the declared length, in characters, as Trino's cast does.
   if (const auto open = t.find('('); open != std::string::npos && t.back() == ')') {
     const std::string length = t.substr(open + 1, t.size() - open - 2);
-    if (!length.empty() && length.size() <= 5 && std::all_of(length.begin(), length.end(), ::isdigit) &&
+    if (!length.empty() && length.size() <= 5 &&
+        std::all_of(length.begin(), length.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) &&
         std::stoi(length) < 65533)
       expr = "left(" + expr + ", " + length + ")";
   }

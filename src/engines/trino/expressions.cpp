@@ -1,13 +1,11 @@
 #include "expressions.h"
 
-#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <vector>
 
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/engines/trino/rules.h"
@@ -127,64 +125,32 @@ std::string string_literal(std::string_view value) {
 }
 
 std::optional<std::string> known_trino_type(const std::string& type) {
-  // The snapshot's grammar (load_snapshot.cpp): name [ ( p [, s] ) ] [ with[out] time zone ].
-  const std::string t = lowercase_identifier(type);
-  std::size_t i = 0;
-  while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) ++i;
-  std::string name = t.substr(0, i);
-  std::vector<long> params;
-  std::string rest = t.substr(i);
-  const auto trim = [](std::string& x) {
-    while (!x.empty() && x.front() == ' ') x.erase(0, 1);
-  };
-  trim(rest);
-  if (!rest.empty() && rest.front() == '(') {
-    const auto close = rest.find(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::string digits;
-    for (char c : rest.substr(1, close - 1) + ",") {
-      if (std::isdigit(static_cast<unsigned char>(c))) {
-        digits += c;
-        if (digits.size() > 9) return std::nullopt;
-      } else if (c == ',') {
-        if (digits.empty()) return std::nullopt;
-        params.push_back(std::stol(digits));
-        digits.clear();
-      } else if (c != ' ') {
-        return std::nullopt;
-      }
-    }
-    rest = rest.substr(close + 1);
-    trim(rest);
-  }
-  const bool zone = rest == "with time zone";
-  if (!rest.empty() && !zone && rest != "without time zone") return std::nullopt;
+  const std::optional<TypeName> tn = parse_type_name(type);
+  if (!tn) return std::nullopt;
   static const std::map<std::string, std::string> kAliases = {
       {"string", "varchar"},     {"text", "varchar"}, {"int", "integer"},    {"float", "real"},
       {"datetime", "timestamp"}, {"bool", "boolean"}, {"numeric", "decimal"}};
-  if (auto a = kAliases.find(name); a != kAliases.end()) name = a->second;
+  const auto alias = kAliases.find(tn->name);
+  const std::string name = alias == kAliases.end() ? tn->name : alias->second;
+  const std::size_t given = tn->scale >= 0 ? 2 : tn->precision >= 0 ? 1 : 0;
   const auto with_params = [&](std::size_t most) -> std::optional<std::string> {
-    if (params.size() > most) return std::nullopt;
-    std::string out = name;
-    for (std::size_t k = 0; k < params.size(); ++k) out += (k ? "," : "(") + std::to_string(params[k]);
-    return params.empty() ? out : out + ")";
+    if (given > most) return std::nullopt;
+    if (given == 0) return name;
+    return name + "(" + std::to_string(tn->precision) + (given == 2 ? "," + std::to_string(tn->scale) : "") + ")";
   };
   if (name == "time" || name == "timestamp") {
-    if (params.size() > 1 || (!params.empty() && params[0] > 12)) return std::nullopt;
+    if (tn->precision > 12) return std::nullopt;
     auto out = with_params(1);
-    return zone ? *out + " with time zone" : *out;
+    if (out && tn->with_time_zone) *out += " with time zone";
+    return out;
   }
-  if (!rest.empty()) return std::nullopt;
+  if (tn->zone_given) return std::nullopt;
   // An integer's parameter is a display width (MySQL's int(11)): the type is the same.
   if (name == "tinyint" || name == "smallint" || name == "integer" || name == "bigint")
-    return params.size() <= 1 ? std::optional<std::string>(name) : std::nullopt;
-  if (name == "varchar" || name == "char") {
-    if (!params.empty() && params[0] < 1) return std::nullopt;
-    return with_params(1);
-  }
+    return given <= 1 ? std::optional<std::string>(name) : std::nullopt;
+  if (name == "varchar" || name == "char") return tn->precision == 0 ? std::nullopt : with_params(1);
   if (name == "decimal") {
-    if (!params.empty() && (params[0] < 1 || params[0] > 38 || (params.size() == 2 && params[1] > params[0])))
-      return std::nullopt;
+    if (given > 0 && (tn->precision < 1 || tn->precision > 38 || tn->scale > tn->precision)) return std::nullopt;
     return with_params(2);
   }
   static const std::set<std::string> kPlain = {"boolean",   "real", "double", "date",
