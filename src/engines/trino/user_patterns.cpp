@@ -160,19 +160,18 @@ LiteralPtr UserPatterns::pattern(int kind, const std::vector<const AccessClass*>
       literal = adopt(literal_of(exact_alternation_sorted({})));
     }  // else nobody is outside the classes: no literal
   }
-  if (users) by_users_.emplace(users, literal);
+  if (users) made_by_users().emplace(users, literal);
   if (next_) {
     RenderCache::State::Alternation entry{{}, literal, users};
     for (const auto* cls : classes) entry.lists.push_back(cls->users);
     next_->alternations.emplace(key, std::move(entry));
-    if (users) next_->by_users.emplace(users, literal);
   }
   made_.emplace(std::move(key), literal);
   return literal;
 }
 
 LiteralPtr UserPatterns::literal_for(const UserSetPtr& users, const std::vector<std::uint64_t>& ranks) {
-  if (auto it = by_users_.find(users); it != by_users_.end()) return it->second;
+  if (auto it = made_by_users().find(users); it != made_by_users().end()) return it->second;
   if (previous_) {
     if (auto it = previous_->by_users.find(users); it != previous_->by_users.end()) return canonical(it->second);
   }

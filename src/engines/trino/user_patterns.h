@@ -164,7 +164,10 @@ class UserPatterns {
   /// engine user), so repeats are found without comparing names.
   std::vector<std::size_t> same_name_;
   std::map<RenderCache::State::AlternationKey, LiteralPtr> made_;
-  LiteralsByUsers by_users_;          ///< this render's
+  /// This render's literals by their users: the next state's when there is one (it keeps just
+  /// those), else a map of this render's own.
+  LiteralsByUsers& made_by_users() { return next_ ? next_->by_users : by_users_; }
+  LiteralsByUsers by_users_;
   std::vector<LiteralPtr> literals_;  ///< by id
   std::unordered_map<const Literal*, std::size_t> by_address_;
   std::unordered_map<const Literal*, std::size_t, ByContent, ByContent> by_content_;
