@@ -92,19 +92,16 @@ const Object* find_object(const PolicyReferences& refs, const std::string& name)
   return nullptr;
 }
 
-// As the snapshot's references say it (load_snapshot.cpp): a name differing only in case says which.
-std::string unknown_object(const PolicyReferences& refs, const std::string& name) {
-  const std::string lowered = lowercase_identifier(name);
-  for (const auto& o : refs.objects) {
-    if (lowercase_identifier(o.name.str()) == lowered) {
-      return "unknown object " + quote(name) + " (the snapshot lists " + quote(o.name.str()) +
-             ": a reference names an object exactly as it is listed)";
-    }
-  }
-  return "unknown object " + quote(name);
-}
-
 }  // namespace
+
+std::string unknown_object(const std::string& name, const std::unordered_map<std::string, std::string>& by_lower,
+                           std::string_view otherwise) {
+  if (auto it = by_lower.find(lowercase_identifier(name)); it != by_lower.end()) {
+    return "unknown object " + quote(name) + " (the snapshot lists " + quote(it->second) +
+           ": a reference names an object exactly as it is listed)";
+  }
+  return "unknown object " + quote(name) + std::string(otherwise);
+}
 
 std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, std::vector<ValidationError>& errors) {
   std::vector<Policy> out;
@@ -178,7 +175,7 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         sc.error(sc.path(), "give exactly one of object, column, tag, domain or level_at_least");
       } else if (auto o = sc.string("object", false)) {
         p.scope = {PolicyScope::Kind::Object, *o, 0};
-        if (!find_object(refs, *o)) sc.error(sc.path("object"), unknown_object(refs, *o));
+        if (!find_object(refs, *o)) sc.error(sc.path("object"), unknown_object(*o, refs.objects_by_lower));
       } else if (auto c = sc.string("column", false)) {
         p.scope = {PolicyScope::Kind::Column, *c, 0};
         const auto split = split_column_scope(*c);

@@ -576,22 +576,12 @@ class SnapshotValidator {
     return known;
   }
 
-  // A name that differs from a listed object's only in case says which: references name objects
-  // exactly as they are listed, though two names differing only in case are one object.
-  std::string unknown_object(const std::string& name, const std::string& otherwise = "") const {
-    if (auto it = objects_by_lower_.find(lower(name)); it != objects_by_lower_.end()) {
-      return "unknown object " + quote(name) + " (the snapshot lists " + quote(it->second) +
-             ": a reference names an object exactly as it is listed)";
-    }
-    return "unknown object " + quote(name) + otherwise;
-  }
-
   void resolve_dependencies(Snapshot& s) {
     for (std::size_t i = 0; i < s.objects.size(); ++i) {
       for (const auto& [dep, path] : dep_lists_[i]) {
         auto it = object_index_.find(dep);
         if (it == object_index_.end()) {
-          errors_.push_back({path, unknown_object(dep)});
+          errors_.push_back({path, unknown_object(dep, objects_by_lower_)});
         } else if (it->second == i) {
           errors_.push_back({path, "an object cannot depend on itself"});
         }
@@ -675,7 +665,8 @@ class SnapshotValidator {
           const bool exact = qn->catalog != "*" && qn->schema != "*" && qn->table != "*";
           if (exact && !object_index_.count(*obj)) {
             e.error(e.path("object"),
-                    unknown_object(*obj, " (use * in a part to grant on names the snapshot does not list)"));
+                    unknown_object(*obj, objects_by_lower_,
+                                   " (use * in a part to grant on names the snapshot does not list)"));
             ok = false;
           }
         } else {
@@ -724,7 +715,8 @@ class SnapshotValidator {
   void read_policies(EntryReader& top, Snapshot& s) {
     const std::optional<JsonValue> list = top.array("policies", false);
     if (!list) return;
-    s.policies = tw::read_policies(*list, PolicyReferences{roles_, users_, tags_, s.objects}, errors_);
+    s.policies =
+        tw::read_policies(*list, PolicyReferences{roles_, users_, tags_, s.objects, objects_by_lower_}, errors_);
   }
 
   std::vector<ValidationError>& errors_;
