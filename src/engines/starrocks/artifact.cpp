@@ -12,23 +12,18 @@ ArtifactText render_artifact(const PolicySet& ps, std::string_view masking, Rend
     for (const auto& e : r.errors) out.error += (out.error.empty() ? "" : "; ") + e;
     return out;
   }
-  auto statements = diff_statements(*r.plan, LiveState{});
+  const std::size_t statements = empty_server_statements(*r.plan);
   std::vector<std::string> header = {
       "tagwarden StarRocks plan for profile " + ps.profile + " against an empty server (dialect starrocks, " +
           (caps.masking_policies ? std::string("masking and row access policies on (profile masking: on)")
                                  : std::string("masking policies off: gated columns, masks and row filters coarsen")) +
           ")",
       "owned roles and policies start with " + r.plan->prefix + "; " + std::to_string(r.plan->desired.roles.size()) +
-          " roles, " + std::to_string(statements.size()) + " statements"};
+          " roles, " + std::to_string(statements) + " statements"};
   for (const auto& f : r.plan->findings) header.push_back(std::string(to_string(f.severity)) + ": " + f.message);
-  out.statements = statements.size();
+  out.statements = statements;
+  out.text = empty_server_script(*r.plan, header);
   out.findings = std::move(r.plan->findings);
-  // The script needs only the plan's profile and dialect: the roles and policies are released first.
-  Plan bare;
-  bare.profile = std::move(r.plan->profile);
-  bare.dialect = r.plan->dialect;
-  r.plan.reset();
-  out.text = statements_text(bare, statements, header);
   return out;
 }
 

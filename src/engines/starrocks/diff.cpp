@@ -30,23 +30,6 @@ void group_by_catalog(std::vector<Statement>& v) {
 
 bool user_exists(const LiveState& live, const std::string& user) { return !live.users || live.users->count(user); }
 
-// A comment line never ends early: control characters from names are written as \xNN.
-std::string comment(std::string_view text) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "-- ";
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\n";
-}
-
 // A column tagwarden would mask that carries a masking policy it does not own keeps that policy, so
 // tagwarden's is not attached. Fail closed: the object's readers whom tagwarden's policy does not
 // give the real value (masked, denied, uncleared) lose SELECT on the object, as when the server
@@ -392,40 +375,6 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
 std::optional<std::string> catalog_switch(Dialect dialect, const std::string& current, const Statement& s) {
   if (dialect != Dialect::StarRocks || s.catalog.empty() || s.catalog == current) return std::nullopt;
   return s.catalog;
-}
-
-std::string statements_text(const Plan& plan, const std::vector<Statement>& statements,
-                            const std::vector<std::string>& header_comments) {
-  std::string out;
-  for (const auto& h : header_comments) out += comment(h);
-  if (statements.empty()) {
-    return out + comment("nothing to do: the server already holds what profile " + plan.profile + " owns");
-  }
-  // Two passes: the size first, so the script (hundreds of MB with masking policies) is allocated once.
-  auto walk = [&](auto&& emit) {
-    std::string catalog(kInternalCatalog);
-    std::optional<Phase> phase;
-    for (const auto& s : statements) {
-      if (phase != s.phase) {
-        emit("-- ");
-        emit(to_string(s.phase));
-        emit("\n");
-        phase = s.phase;
-      }
-      if (auto c = catalog_switch(plan.dialect, catalog, s)) {
-        emit(sql::set_catalog(*c));
-        emit(";\n");
-        catalog = *c;
-      }
-      emit(s.sql);
-      emit(";\n");
-    }
-  };
-  std::size_t size = out.size();
-  walk([&](std::string_view text) { size += text.size(); });
-  out.reserve(size);
-  walk([&](std::string_view text) { out += text; });
-  return out;
 }
 
 nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements) {

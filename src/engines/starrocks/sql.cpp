@@ -195,14 +195,18 @@ std::string revoke_role_from_account(Dialect d, std::string_view role, std::stri
          literal(host);
 }
 
-std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role) {
+void append_grant_role_to_role(std::string& out, Dialect d, std::string_view role, std::string_view to_role) {
   // The most frequent statement of a plan (every atom role inherits its holder roles): built in place.
-  std::string out;
-  out.reserve(role.size() + to_role.size() + 20);
   out += "GRANT ";
   append_ident(out, role);
   out += d == Dialect::StarRocks ? " TO ROLE " : " TO ";
   append_ident(out, to_role);
+}
+
+std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role) {
+  std::string out;
+  out.reserve(role.size() + to_role.size() + 20);
+  append_grant_role_to_role(out, d, role, to_role);
   return out;
 }
 

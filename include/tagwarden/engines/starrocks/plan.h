@@ -233,6 +233,11 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live);
 std::string statements_text(const Plan& plan, const std::vector<Statement>& statements,
                             const std::vector<std::string>& header_comments = {});
 
+/// statements_text(plan, diff_statements(plan, LiveState{}), header_comments), written from the plan
+/// without making each statement first; and how many statements that is (SET CATALOG not counted).
+std::string empty_server_script(const Plan& plan, const std::vector<std::string>& header_comments = {});
+std::size_t empty_server_statements(const Plan& plan);
+
 nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements);
 
 /// The catalog switch to run before `s` when the session is in `current` (nullopt: none needed).

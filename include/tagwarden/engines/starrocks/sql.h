@@ -44,6 +44,8 @@ std::string revoke_role(Dialect d, std::string_view role, std::string_view user)
 std::string revoke_role_from_account(Dialect d, std::string_view role, std::string_view user, std::string_view host);
 /// Role inheritance: `to_role` inherits `role` (StarRocks GRANT r TO ROLE r2; MySQL/MariaDB GRANT r TO r2).
 std::string grant_role_to_role(Dialect d, std::string_view role, std::string_view to_role);
+/// The same statement appended to `out`, for scripts of a million of them.
+void append_grant_role_to_role(std::string& out, Dialect d, std::string_view role, std::string_view to_role);
 std::string revoke_role_from_role(Dialect d, std::string_view role, std::string_view from_role);
 std::string set_catalog(std::string_view catalog);
 
