@@ -11,7 +11,11 @@ L      50,000  1,000,000  20,000   2,000      100,000  2,000   500
 Four profiles: trino_a and starrocks_a over the first half of the catalogs, trino_b and
 starrocks_b over the second half. StarRocks profiles set max_policies_per_tag to 1,000,000
 (tags like pii_email sit on thousands of columns; at the default of 500 they would fail by
-design, and `--sr-limit N` restores a lower limit to see that failure reported).
+design, and `--sr-limit N` restores a lower limit to see that failure reported), and
+max_roles_per_user to 1,000,000, as for a StarRocks whose FE privilege_max_total_roles_per_user
+is raised as far: at StarRocks' default of 64, users of M and L need more roles than that, and
+their atom roles hold the grants of the roles they cannot inherit (a plan 1.3x the size at M,
+3.8x at L); `--sr-roles 64` generates profiles for a StarRocks left at its default.
 
 Skew, as in a real warehouse:
   * column names repeat across tables (id, email, phone, ssn, created_at, ...): the sensitive
@@ -101,7 +105,7 @@ def table_widths(rng, tables, columns):
     return w
 
 
-def generate(scale, seed, sr_limit=1_000_000):
+def generate(scale, seed, sr_limit=1_000_000, sr_roles=1_000_000):
     cfg = SCALES[scale]
     rng = random.Random(f"{scale}:{seed}")
 
@@ -296,8 +300,10 @@ def generate(scale, seed, sr_limit=1_000_000):
     profiles = {"profiles": [
         {"name": "trino_a", "engine": "trino", "catalogs": first},
         {"name": "trino_b", "engine": "trino", "catalogs": second, "withhold_writes": True},
-        {"name": "starrocks_a", "engine": "starrocks", "catalogs": first, "max_policies_per_tag": sr_limit},
-        {"name": "starrocks_b", "engine": "starrocks", "catalogs": second, "max_policies_per_tag": sr_limit},
+        {"name": "starrocks_a", "engine": "starrocks", "catalogs": first, "max_policies_per_tag": sr_limit,
+         "max_roles_per_user": sr_roles},
+        {"name": "starrocks_b", "engine": "starrocks", "catalogs": second, "max_policies_per_tag": sr_limit,
+         "max_roles_per_user": sr_roles},
     ]}
     return snapshot, profiles
 
@@ -320,9 +326,12 @@ def main():
     ap.add_argument("--sr-limit", type=int, default=1_000_000,
                     help="max_policies_per_tag of the StarRocks profiles (default 1,000,000; 500 is the "
                          "compiler's default and makes them fail at M and L)")
+    ap.add_argument("--sr-roles", type=int, default=1_000_000,
+                    help="max_roles_per_user of the StarRocks profiles (default 1,000,000; 64 is StarRocks' "
+                         "default privilege_max_total_roles_per_user, and the compiler's)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    snapshot, profiles = generate(args.scale, args.seed, args.sr_limit)
+    snapshot, profiles = generate(args.scale, args.seed, args.sr_limit, args.sr_roles)
     with open(os.path.join(args.out, "snapshot.json"), "w") as f:
         json.dump(snapshot, f, separators=(",", ":"))
     with open(os.path.join(args.out, "profiles.yaml"), "w") as f:

@@ -25,7 +25,7 @@ int run_findings(const std::vector<std::string>& args) {
   warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
   warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
   warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
-  warning starrocks_roles_per_user        users over StarRocks' roles-per-user limit
+  info    starrocks_roles_capped          atom roles hold grants they cannot inherit within max_roles_per_user
   error   profile_failed                  a profile that could not be compiled, with why
 and, only from `plan --dsn` / `apply` against a live StarRocks server:
   warning starrocks_drift                 grants made outside tagwarden give a user more than allowed

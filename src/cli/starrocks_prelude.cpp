@@ -100,7 +100,8 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
   } else {
     caps = sr::compile_time_capabilities(masking);
   }
-  sr::PlanRender rendered = sr::render_plan(*out.compiled.policy_set, {*dialect, caps});
+  sr::PlanRender rendered = sr::render_plan(*out.compiled.policy_set,
+                                            {*dialect, caps, static_cast<std::size_t>(out.profile.max_roles_per_user)});
   if (!rendered.plan) {
     std::cerr << "profile " << out.profile.name << " cannot be rendered" << nothing << ":\n";
     for (const auto& e : rendered.errors) std::cerr << "  " << e << "\n";

@@ -77,10 +77,10 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
     // published last, so Trino reading it could get the other profile's (wider) rules.
     std::map<std::string, std::string> rules_files;  // normalized path -> the profile naming it
     for (const auto [i, item] : list->indexed()) {
-      EntryReader e(
-          item, "profiles", i, errors,
-          {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes", "restrict_materialized_views",
-           "max_policies_per_tag", "rules_file", "access_control", "dsn", "password_file", "dialect", "masking"});
+      EntryReader e(item, "profiles", i, errors,
+                    {"name", "engine", "catalogs", "catalog_map", "user_map", "withhold_writes",
+                     "restrict_materialized_views", "max_policies_per_tag", "max_roles_per_user", "rules_file",
+                     "access_control", "dsn", "password_file", "dialect", "masking"});
       if (!e.is_mapping()) continue;
       Profile p;
       if (auto name = e.string("name", true)) {
@@ -169,6 +169,15 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       if (auto limit = e.integer("max_policies_per_tag")) {
         if (*limit < 1 || *limit > 1000000) e.error(e.path("max_policies_per_tag"), "must be between 1 and 1000000");
         p.max_policies_per_tag = static_cast<int>(*limit);
+      }
+      if (e.has("max_roles_per_user") && p.engine != Engine::StarRocks)
+        e.error(e.path("max_roles_per_user"), "only StarRocks profiles have max_roles_per_user");
+      if (auto limit = e.integer("max_roles_per_user")) {
+        // PUBLIC and the user's own tagwarden role are two of them.
+        if (*limit < 2 || *limit > 1000000)
+          e.error(e.path("max_roles_per_user"),
+                  "must be between 2 and 1000000: set it to the server's privilege_max_total_roles_per_user");
+        p.max_roles_per_user = static_cast<int>(*limit);
       }
       if (auto file = e.string("rules_file", false)) {
         if (p.engine != Engine::Trino) {

@@ -93,7 +93,8 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
   if (profile.masking == "off") caps = {};
   if (profile.masking == "on" && !caps.masking_policies)
     return fail("masking: on, but the server has no masking policies");
-  sr::PlanRender rendered = sr::render_plan(ps, {*sr::parse_dialect(profile.dialect), caps});
+  sr::PlanRender rendered = sr::render_plan(
+      ps, {*sr::parse_dialect(profile.dialect), caps, static_cast<std::size_t>(profile.max_roles_per_user)});
   if (!rendered.plan) {
     std::string why;
     for (const auto& e : rendered.errors) why += (why.empty() ? "" : "; ") + e;

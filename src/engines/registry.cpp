@@ -54,8 +54,9 @@ RenderResult render(const PolicySet& ps, const Profile* profile, trino::RenderCa
       return {std::move(a), {}};
     }
     case Engine::StarRocks: {
-      auto plan =
-          starrocks::render_artifact(ps, profile ? std::string_view(profile->masking) : "auto", starrocks_cache);
+      auto plan = starrocks::render_artifact(
+          ps, profile ? std::string_view(profile->masking) : "auto", starrocks_cache,
+          profile ? static_cast<std::size_t>(profile->max_roles_per_user) : starrocks::kDefaultMaxRolesPerUser);
       if (!plan.error.empty()) return {std::nullopt, plan.error};
       Artifact a{"plan.sql",
                  "application/sql",

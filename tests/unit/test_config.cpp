@@ -46,6 +46,7 @@ TEST_CASE("a minimal profile gets the documented defaults", "[config]") {
   CHECK(p.withhold_writes == true);
   CHECK(p.restrict_materialized_views == true);
   CHECK(p.max_policies_per_tag == 500);
+  CHECK(p.max_roles_per_user == 64);
   CHECK_FALSE(p.rules_file.has_value());
 }
 
@@ -59,6 +60,7 @@ TEST_CASE("every field of a profile is read, in YAML and JSON alike", "[config]"
     withhold_writes: false
     restrict_materialized_views: false
     max_policies_per_tag: 42
+    max_roles_per_user: 1024
   - name: t
     engine: trino
     catalogs: [a]
@@ -67,7 +69,7 @@ TEST_CASE("every field of a profile is read, in YAML and JSON alike", "[config]"
   const tw::Config json = must_config(R"({"profiles": [
     {"name": "sr", "engine": "starrocks", "catalogs": ["a", "b"], "catalog_map": {"a": "engine_a"},
      "user_map": {"farid.haddad": "farid"}, "withhold_writes": false, "restrict_materialized_views": false,
-     "max_policies_per_tag": 42},
+     "max_policies_per_tag": 42, "max_roles_per_user": 1024},
     {"name": "t", "engine": "trino", "catalogs": ["a"], "rules_file": "/tmp/rules.json"}]})");
   REQUIRE(yaml.profiles.size() == 2);
   CHECK(yaml.profiles == json.profiles);
@@ -79,6 +81,7 @@ TEST_CASE("every field of a profile is read, in YAML and JSON alike", "[config]"
   CHECK_FALSE(p.withhold_writes);
   CHECK_FALSE(p.restrict_materialized_views);
   CHECK(p.max_policies_per_tag == 42);
+  CHECK(p.max_roles_per_user == 1024);
   CHECK(yaml.profiles[1].rules_file == std::optional<std::string>("/tmp/rules.json"));
 }
 
@@ -86,7 +89,7 @@ TEST_CASE("unknown keys are errors", "[config]") {
   CHECK(
       config_errors("profiles: [{name: p, engine: trino, catalogs: [a], withold_writes: false}]\n") ==
       Names{
-          R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, access_control, dsn, password_file, dialect, masking))"});
+          R"(profiles[0].withold_writes: unknown key "withold_writes" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, max_roles_per_user, rules_file, access_control, dsn, password_file, dialect, masking))"});
   // The top-level key list grows with the daemon settings: check the error, not the hint.
   const Names top = config_errors("profiles: [{name: p, engine: trino, catalogs: [a]}]\nversion: 1\n");
   REQUIRE(top.size() == 1);
@@ -181,7 +184,7 @@ TEST_CASE("all config errors are reported at once", "[config]") {
       Names{
           R"(profiles[0].engine: unknown engine "presto" (expected trino or starrocks))",
           R"(profiles[0].catalog_map.z: maps catalog "z", which is not in this profile's catalogs)",
-          R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, rules_file, access_control, dsn, password_file, dialect, masking))",
+          R"(profiles[1].bogus: unknown key "bogus" (expected one of: name, engine, catalogs, catalog_map, user_map, withhold_writes, restrict_materialized_views, max_policies_per_tag, max_roles_per_user, rules_file, access_control, dsn, password_file, dialect, masking))",
           R"(profiles[1].name: duplicate profile "p")"});
 }
 
@@ -449,6 +452,20 @@ TEST_CASE("max_policies_per_tag is a StarRocks key: refused on a Trino profile",
   CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [a], max_policies_per_tag: 10}]\n")
             .profiles[0]
             .max_policies_per_tag == 10);
+}
+
+TEST_CASE("max_roles_per_user is a StarRocks key of at least 2 (PUBLIC and the user's own role)", "[config]") {
+  CHECK(config_errors("profiles: [{name: p, engine: trino, catalogs: [a], max_roles_per_user: 64}]\n") ==
+        Names{"profiles[0].max_roles_per_user: only StarRocks profiles have max_roles_per_user"});
+  for (const char* bad : {"1", "0", "-3", "1000001"}) {
+    CHECK(config_errors(std::string("profiles: [{name: p, engine: starrocks, catalogs: [a], max_roles_per_user: ") +
+                        bad + "}]\n") ==
+          Names{"profiles[0].max_roles_per_user: must be between 2 and 1000000: set it to the server's "
+                "privilege_max_total_roles_per_user"});
+  }
+  CHECK(must_config("profiles: [{name: p, engine: starrocks, catalogs: [a], max_roles_per_user: 2}]\n")
+            .profiles[0]
+            .max_roles_per_user == 2);
 }
 
 TEST_CASE("a profile named findings.json is refused: compile writes DIR/findings.json", "[config][bug]") {

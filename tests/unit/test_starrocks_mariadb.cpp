@@ -164,10 +164,10 @@ std::string changed_demo() {
   return t;
 }
 
-sr::Plan mysql_plan(const std::string& snapshot_text) {
+sr::Plan mysql_plan(const std::string& snapshot_text, std::size_t max_roles_per_user = sr::kDefaultMaxRolesPerUser) {
   auto m = model_from_text(snapshot_text);
   auto ps = compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main"));
-  return plan_ok(ps, {sr::Dialect::MySQL, {}});
+  return plan_ok(ps, {sr::Dialect::MySQL, {}, max_roles_per_user});
 }
 
 sr::ApplyOptions quick(int retries = 0) {
@@ -255,6 +255,35 @@ TEST_CASE("mariadb: apply converges, reads back, and a second apply runs nothing
   CHECK(second.planned.empty());
   CHECK(second.statements == 0);
   CHECK(second.executed.empty());
+}
+
+TEST_CASE("mariadb: atom roles within max_roles_per_user give the server the same privileges",
+          "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  const sr::Plan open_plan = mysql_plan(demo_text(), 1000000);
+  REQUIRE(sr::apply_plan(open_plan, *c, quick()).ok);
+  const Held held_open = server_held(*c, open_plan.objects);
+  CHECK(held_open == intended(open_plan));
+  // From the open plan to a cap of 3 (one inherited role: the demo's atoms take the rest's grants),
+  // then 2 (none), then back: each converges to the same privileges, read back as planned.
+  for (std::size_t cap : {3, 2, 1000000}) {
+    INFO("max_roles_per_user " << cap);
+    const sr::Plan plan = mysql_plan(demo_text(), cap);
+    if (cap < 1000000) {
+      bool capped = false;
+      for (const auto& f : plan.findings) capped = capped || f.code == "starrocks_roles_capped";
+      CHECK(capped);
+    }
+    sr::ApplyResult r = sr::apply_plan(plan, *c, quick());
+    INFO((r.errors.empty() ? "" : r.errors[0]));
+    REQUIRE(r.ok);
+    CHECK(server_held(*c, plan.objects) == held_open);
+    sr::LiveRead live = sr::read_live_state(*c, plan);
+    CHECK(live.state.owned.roles == plan.desired.roles);
+    CHECK(sr::diff_statements(plan, live.state).empty());
+  }
 }
 
 namespace {

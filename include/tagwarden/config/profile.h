@@ -25,7 +25,10 @@ struct Profile {
   std::map<std::string, std::string> user_map;     ///< platform user -> engine user
   bool withhold_writes = true;
   bool restrict_materialized_views = true;
-  int max_policies_per_tag = 500;         ///< StarRocks only
+  int max_policies_per_tag = 500;  ///< StarRocks only
+  /// StarRocks only: the most roles a user may hold, as the server's privilege_max_total_roles_per_user
+  /// counts them (64 by default there): a user's atom role inherits within it.
+  int max_roles_per_user = 64;
   std::optional<std::string> rules_file;  ///< Trino: also write the rules here (atomically)
   /// Trino: how Trino asks. file (the default): the rules document, and the OPA decisions beside it.
   /// opa: the decisions only; no rules document is rendered (at L it is 1 GB and half the build).

@@ -4,10 +4,11 @@
 
 namespace tw::starrocks {
 
-ArtifactText render_artifact(const PolicySet& ps, std::string_view masking, RenderCache* cache) {
+ArtifactText render_artifact(const PolicySet& ps, std::string_view masking, RenderCache* cache,
+                             std::size_t max_roles_per_user) {
   ArtifactText out;
   const Capabilities caps = compile_time_capabilities(masking);
-  PlanRender r = render_plan(ps, {Dialect::StarRocks, caps}, cache);
+  PlanRender r = render_plan(ps, {Dialect::StarRocks, caps, max_roles_per_user}, cache);
   if (!r.plan) {
     for (const auto& e : r.errors) out.error += (out.error.empty() ? "" : "; ") + e;
     return out;

@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "atom_roles.h"
 #include "owned_names.h"
 #include "tagwarden/engines/starrocks/plan.h"
 #include "tagwarden/engines/starrocks/sql.h"
@@ -35,7 +36,7 @@ bool user_exists(const LiveState& live, const std::string& user) { return !live.
 // give the real value (masked, denied, uncleared) lose SELECT on the object, as when the server
 // cannot mask. The desired roles are rebuilt from what they hold without those reads: one holder
 // role per distinct user set (<prefix>r + hash of the names), and each user one role (the holder
-// role, or an atom role <prefix>a + hash of its members inheriting its holder roles).
+// role, or an atom role <prefix>a + hash of its members inheriting its holder roles within the cap).
 struct ForeignMaskCoarsening {
   std::map<Securable, std::set<std::string>> losing;  // object -> users who lose SELECT on it
   OwnedState desired;
@@ -120,10 +121,12 @@ std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, c
       out.desired.roles[*held.begin()].members.insert(users.begin(), users.end());
       continue;
     }
-    auto& atom = out.desired.roles[plan.prefix + "a" + hash16(std::vector<std::string>(users.begin(), users.end()))];
-    atom.members = users;
-    atom.roles = held;
+    const std::string atom = plan.prefix + "a" + hash16(std::vector<std::string>(users.begin(), users.end()));
+    out.desired.roles[atom].members = users;
+    inherit_within_cap(out.desired, atom, std::vector<std::string>(held.begin(), held.end()),
+                       inheritable_roles(plan.max_roles_per_user));
   }
+  drop_unheld_roles(out.desired);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "atom_roles.h"
 #include "coarsening.h"
 #include "coarsening_findings.h"
 #include "object_columns.h"
@@ -26,8 +27,6 @@
 namespace tw::starrocks {
 
 namespace {
-
-constexpr std::size_t kRolesPerUser = 64;
 
 bool covers_database(const QualifiedName& pattern, const std::string& catalog, const std::string& database) {
   return pattern.catalog == catalog && (pattern.schema == "*" || pattern.schema == database) && pattern.table == "*";
@@ -189,7 +188,8 @@ class Renderer {
 
   // One role per distinct holder set (its grants); then the users are partitioned into atoms (users
   // holding exactly the same holder roles). Each user holds one owned role: its atom's role, which
-  // inherits the holder roles (depth 2), or the holder role itself when the atom has only one.
+  // inherits the holder roles (depth 2) within the profile's roles-per-user cap (atom_roles.h), or
+  // the holder role itself when the atom has only one.
   void roles() {
     std::map<std::size_t, std::map<Securable, std::set<std::string>>> by_holders;
     for (auto& [key, id] : items_) {
@@ -229,34 +229,43 @@ class Renderer {
       if (!held.empty()) atoms[std::move(held)].push_back(u);
     }
     user_holders.clear();
-    std::vector<Rank> crowded;
-    std::size_t most = 0;
+    const std::size_t inheritable = inheritable_roles(plan_.max_roles_per_user);
+    std::vector<Rank> capped;  // users whose atom role holds some holder roles' grants itself
+    std::size_t capped_atoms = 0, taken = 0, most = 0;
     for (const auto& [held, users] : atoms) {
       const std::vector<std::string> members = users_.names(users);
       if (held.size() == 1) {
         plan_.desired.roles[*ranked[held.front()]].members.insert(members.begin(), members.end());
         continue;
       }
-      auto& atom = plan_.desired.roles[plan_.prefix + "a" + hash16(members)];
+      const std::string name = plan_.prefix + "a" + hash16(members);
+      auto& atom = plan_.desired.roles[name];
       atom.members.insert(members.begin(), members.end());
-      for (auto h : held) atom.roles.insert(atom.roles.end(), *ranked[h]);  // ranks are sorted
-      // StarRocks counts a user's roles with every role they inherit (getAllPredecessors).
-      const std::size_t total = held.size() + 1;
-      most = std::max(most, total);
-      if (total > kRolesPerUser) {
-        for (auto u : users) crowded.push_back(users_.rank(u));
+      if (held.size() <= inheritable) {
+        for (auto h : held) atom.roles.insert(atom.roles.end(), *ranked[h]);  // ranks are sorted
+        continue;
       }
+      std::vector<std::string> holders;
+      holders.reserve(held.size());
+      for (auto h : held) holders.push_back(*ranked[h]);
+      taken += inherit_within_cap(plan_.desired, name, holders, inheritable);
+      ++capped_atoms;
+      most = std::max(most, held.size());
+      for (auto u : users) capped.push_back(users_.rank(u));
     }
-    std::sort(crowded.begin(), crowded.end());
-    if (d_ == Dialect::StarRocks && !crowded.empty()) {
+    std::sort(capped.begin(), capped.end());
+    if (!capped.empty()) {
+      drop_unheld_roles(plan_.desired);
       plan_.findings.push_back(
-          {Severity::Warning, "starrocks_roles_per_user",
-           std::to_string(crowded.size()) + " users hold a tagwarden role that inherits more than " +
-               std::to_string(kRolesPerUser - 1) + " others (up to " + std::to_string(most) +
-               " roles in all); StarRocks counts inherited roles against "
-               "privilege_max_total_roles_per_user (default " +
-               std::to_string(kRolesPerUser) + "), so raise it or their membership is refused (fail closed)",
-           plan_.profile, users_.names_of(crowded)});
+          {Severity::Info, "starrocks_roles_capped",
+           std::to_string(capped.size()) + " users need up to " + std::to_string(most) +
+               " holder roles, more than the " + std::to_string(inheritable) +
+               " a role may inherit within max_roles_per_user = " + std::to_string(plan_.max_roles_per_user) +
+               " (StarRocks' privilege_max_total_roles_per_user counts inherited roles and PUBLIC): their " +
+               std::to_string(capped_atoms) + " atom roles hold the grants of " + std::to_string(taken) +
+               " inherited roles themselves (the same privileges, more GRANT statements); raise both settings "
+               "together for a smaller plan",
+           plan_.profile, users_.names_of(capped)});
     }
   }
 
@@ -279,6 +288,7 @@ PlanRender render_plan(const PolicySet& ps, const PlanOptions& options, RenderCa
   plan.profile = ps.profile;
   plan.dialect = options.dialect;
   plan.capabilities = options.capabilities;
+  plan.max_roles_per_user = options.max_roles_per_user;
   if (plan.dialect == Dialect::MySQL) plan.capabilities = {};
   plan.prefix = owner_prefix(ps.profile);
   try {

@@ -3,6 +3,7 @@
 // straight from the plan: the StarRocks artifact of every compile, where making each of its
 // statements first (1.3 million at L, most of them inheritances) was a third of the render.
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -125,7 +126,7 @@ std::string empty_server_script(const Plan& plan, const std::vector<std::string>
   const OwnedState& want = plan.desired;
   const Dialect d = plan.dialect;
   std::string out = header(header_comments);
-  if (empty_server_statements(plan) == 0) return out + nothing_to_do(plan);
+  const std::size_t header_size = out.size();
   auto catalog_of = [&](const Securable& s) -> std::string_view {
     return d == Dialect::StarRocks && s.kind != Securable::Kind::Catalog ? std::string_view(s.catalog)
                                                                          : std::string_view();
@@ -135,12 +136,22 @@ std::string empty_server_script(const Plan& plan, const std::vector<std::string>
   for (const auto& [name, p] : want.row_policies) catalogs.insert(catalog_of(p.object));
   for (const auto& [object, names] : want.row_attachments) catalogs.insert(catalog_of(object));
   for (const auto& [column, name] : want.attachments) catalogs.insert(catalog_of(column.first));
-  std::size_t inherits_size = 0;
+  // The grants by catalog in one walk (most plans have one or two catalogs, some a million grants).
+  using Grant = std::pair<const std::string*, const std::pair<const Securable, std::set<std::string>>*>;
+  std::map<std::string_view, std::vector<Grant>> grants;
+  std::size_t size = 0;
   for (const auto& [name, role] : want.roles) {
-    for (const auto& [on, privs] : role.grants) catalogs.insert(catalog_of(on));
-    for (const auto& inherited : role.roles) inherits_size += inherited.size() + name.size() + 22;
+    for (const auto& grant : role.grants) {
+      if (grant.second.empty()) continue;  // diff_statements grants nothing
+      auto [it, fresh] = grants.try_emplace(catalog_of(grant.first));
+      if (fresh) catalogs.insert(it->first);
+      it->second.emplace_back(&name, &grant);
+      size += 2 * name.size() + 64;
+    }
+    for (const auto& inherited : role.roles) size += inherited.size() + name.size() + 22;
+    size += role.members.size() * (name.size() + 40) + name.size() + 30;
   }
-  out.reserve(out.size() + inherits_size + 128 * (empty_server_statements(plan) - want.roles.size()));
+  out.reserve(out.size() + size);
 
   ScriptWriter w(out, d);
   for (std::string_view catalog : catalogs) {
@@ -164,12 +175,19 @@ std::string empty_server_script(const Plan& plan, const std::vector<std::string>
       if (catalog_of(column.first) == catalog) w.statement(Phase::Tighten, catalog, sql::set_mask(column, name));
     }
   }
-  for (std::string_view catalog : catalogs) {
-    for (const auto& [name, role] : want.roles) {
-      for (const auto& [on, privs] : role.grants) {
-        if (!privs.empty() && catalog_of(on) == catalog)
-          w.statement(Phase::Widen, catalog, sql::grant_privileges(d, privs, on, name));
-      }
+  // A plan holds a few distinct privilege sets: each one's list is written once.
+  std::vector<std::pair<const std::set<std::string>*, std::string>> lists;
+  auto list_of = [&](const std::set<std::string>& privileges) -> const std::string& {
+    for (const auto& [set, text] : lists) {
+      if (*set == privileges) return text;
+    }
+    return lists.emplace_back(&privileges, sql::privileges_text(privileges)).second;
+  };
+  for (const auto& [catalog, in_catalog] : grants) {
+    for (const auto& [role, grant] : in_catalog) {
+      w.begin(Phase::Widen, catalog);
+      sql::append_grant_privileges(out, d, list_of(grant->second), grant->first, *role);
+      w.end();
     }
   }
   for (const auto& [name, role] : want.roles) {
@@ -182,6 +200,7 @@ std::string empty_server_script(const Plan& plan, const std::vector<std::string>
   for (const auto& [name, role] : want.roles) {
     for (const auto& user : role.members) w.statement(Phase::Widen, "", sql::grant_role(d, name, user));
   }
+  if (out.size() == header_size) out += nothing_to_do(plan);
   return out;
 }
 

@@ -172,9 +172,31 @@ std::string create_role(Dialect, std::string_view role) { return "CREATE ROLE IF
 
 std::string drop_role(Dialect, std::string_view role) { return "DROP ROLE IF EXISTS " + ident(role); }
 
+std::string privileges_text(const std::set<std::string>& privileges) { return privilege_list(privileges); }
+
+void append_grant_privileges(std::string& out, Dialect d, std::string_view privileges, const Securable& on,
+                             std::string_view role) {
+  out += "GRANT ";
+  out += privileges;
+  out += " ON ";
+  if (d == Dialect::StarRocks && on.kind != Securable::Kind::Catalog && on.kind != Securable::Kind::Database) {
+    out += object_keyword(on.kind);
+    out += ' ';
+    append_ident(out, on.database);
+    out += '.';
+    append_ident(out, on.name);
+  } else {
+    out += grant_target(d, on);
+  }
+  out += d == Dialect::StarRocks ? " TO ROLE " : " TO ";
+  append_ident(out, role);
+}
+
 std::string grant_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,
                              std::string_view role) {
-  return "GRANT " + privilege_list(privileges) + " ON " + grant_target(d, on) + " TO " + grantee_role(d, role);
+  std::string out;
+  append_grant_privileges(out, d, privilege_list(privileges), on, role);
+  return out;
 }
 
 std::string revoke_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "tagwarden/compile/policy_set.h"
+#include "tagwarden/engines/starrocks/plan.h"
 
 namespace tw::starrocks {
-
-class RenderCache;
 
 struct ArtifactText {
   std::string text;               ///< the SQL script, translation findings as comments at the top
@@ -24,7 +23,8 @@ struct ArtifactText {
 /// Pure; the same PolicySet gives the same bytes. `masking` is the profile's key: "on" assumes a
 /// server with masking and row access policies; "auto" (no server to probe) and "off" assume none.
 /// `cache` (see RenderCache in plan.h) carries what the last render of the same profile computed;
-/// same bytes either way.
-ArtifactText render_artifact(const PolicySet& ps, std::string_view masking = "auto", RenderCache* cache = nullptr);
+/// same bytes either way. `max_roles_per_user` is the profile's key (PlanOptions).
+ArtifactText render_artifact(const PolicySet& ps, std::string_view masking = "auto", RenderCache* cache = nullptr,
+                             std::size_t max_roles_per_user = kDefaultMaxRolesPerUser);
 
 }  // namespace tw::starrocks

@@ -32,6 +32,8 @@ std::optional<Dialect> parse_dialect(std::string_view text);
 
 /// The engine catalog that is StarRocks' internal catalog; every other catalog is external.
 inline constexpr std::string_view kInternalCatalog = "default_catalog";
+/// StarRocks' default privilege_max_total_roles_per_user, and the profiles' max_roles_per_user.
+inline constexpr std::size_t kDefaultMaxRolesPerUser = 64;
 /// The host part of every user identity tagwarden grants to: 'user'@'%'.
 inline constexpr std::string_view kUserHost = "%";
 
@@ -116,6 +118,9 @@ struct Plan {
   std::string profile;
   Dialect dialect = Dialect::StarRocks;
   Capabilities capabilities;
+  /// The most roles a user may hold on the server, PUBLIC and inherited roles counted (StarRocks'
+  /// privilege_max_total_roles_per_user): atom roles inherit within it (render_plan).
+  std::size_t max_roles_per_user = kDefaultMaxRolesPerUser;
   std::string prefix;  ///< every owned role and policy name starts with it: tw_<8 hex of the profile>_
   OwnedState desired;
   std::vector<std::string> users;  ///< every engine user of the PolicySet, sorted
@@ -139,7 +144,8 @@ struct Plan {
 
 struct PlanOptions {
   Dialect dialect = Dialect::StarRocks;
-  Capabilities capabilities;  ///< default: no masking policies, so gated columns coarsen
+  Capabilities capabilities;                                 ///< default: no masking policies, so gated columns coarsen
+  std::size_t max_roles_per_user = kDefaultMaxRolesPerUser;  ///< the profile's max_roles_per_user
 };
 
 struct PlanRender {

@@ -36,6 +36,11 @@ std::string create_role(Dialect d, std::string_view role);
 std::string drop_role(Dialect d, std::string_view role);
 std::string grant_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,
                              std::string_view role);
+/// The privileges as grant_privileges lists them ("SELECT, INSERT"), and that statement appended to
+/// `out` with the list given, for scripts of many grants of few distinct privilege sets.
+std::string privileges_text(const std::set<std::string>& privileges);
+void append_grant_privileges(std::string& out, Dialect d, std::string_view privileges, const Securable& on,
+                             std::string_view role);
 std::string revoke_privileges(Dialect d, const std::set<std::string>& privileges, const Securable& on,
                               std::string_view role);
 std::string grant_role(Dialect d, std::string_view role, std::string_view user);
