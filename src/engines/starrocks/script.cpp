@@ -15,25 +15,32 @@ namespace tw::starrocks {
 namespace {
 
 // A comment line never ends early: control characters from names are written as \xNN.
-std::string comment(std::string_view text) {
+void append_comment(std::string& out, std::string_view text) {
   static const char* hex = "0123456789abcdef";
-  std::string out = "-- ";
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
+  out += "-- ";
+  std::size_t run = 0;  // start of the characters not yet appended
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u >= 0x20 && u != 0x7f) continue;
+    out.append(text, run, i - run);
+    out += "\\x";
+    out += hex[u >> 4];
+    out += hex[u & 15];
+    run = i + 1;
   }
-  return out + "\n";
+  out.append(text, run);
+  out += '\n';
+}
+
+std::string comment(std::string_view text) {
+  std::string out;
+  append_comment(out, text);
+  return out;
 }
 
 std::string header(const std::vector<std::string>& header_comments) {
   std::string out;
-  for (const auto& h : header_comments) out += comment(h);
+  for (const auto& h : header_comments) append_comment(out, h);
   return out;
 }
 
