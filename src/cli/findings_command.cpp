@@ -32,6 +32,7 @@ and, only from `plan --dsn` / `apply` against a live StarRocks server:
   warning starrocks_user_missing          engine users that do not exist on the server yet
   error   starrocks_foreign_mask          a column carries a masking policy tagwarden does not own
   warning starrocks_roles_not_activated   activate_all_roles_on_login is off on the server
+  warning starrocks_roles_cap_lowered     the server allows fewer roles per user than max_roles_per_user
 
 On a terminal, progress lines go to stderr while the profiles compile.
 

@@ -100,13 +100,16 @@ int starrocks_prelude(const po::variables_map& vm, bool apply, StarRocksPrelude&
   } else {
     caps = sr::compile_time_capabilities(masking);
   }
-  sr::PlanRender rendered = sr::render_plan(*out.compiled.policy_set,
-                                            {*dialect, caps, static_cast<std::size_t>(out.profile.max_roles_per_user)});
+  // Against a server, its own roles-per-user setting bounds the plan when it is lower.
+  sr::RolesCap roles{static_cast<std::size_t>(out.profile.max_roles_per_user), std::nullopt};
+  if (out.server) roles = sr::roles_cap_for(out.server->probe, roles.cap, out.profile.name);
+  sr::PlanRender rendered = sr::render_plan(*out.compiled.policy_set, {*dialect, caps, roles.cap});
   if (!rendered.plan) {
     std::cerr << "profile " << out.profile.name << " cannot be rendered" << nothing << ":\n";
     for (const auto& e : rendered.errors) std::cerr << "  " << e << "\n";
     return kExitProfileFailed;
   }
+  if (roles.lowered) rendered.plan->findings.push_back(*roles.lowered);
   out.plan = std::move(rendered.plan);
   return -1;
 }

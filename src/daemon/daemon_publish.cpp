@@ -93,13 +93,15 @@ void Daemon::apply_starrocks(const Profile& profile, const PolicySet& ps, nlohma
   if (profile.masking == "off") caps = {};
   if (profile.masking == "on" && !caps.masking_policies)
     return fail("masking: on, but the server has no masking policies");
-  sr::PlanRender rendered = sr::render_plan(
-      ps, {*sr::parse_dialect(profile.dialect), caps, static_cast<std::size_t>(profile.max_roles_per_user)});
+  const sr::RolesCap roles =
+      sr::roles_cap_for(opened.session->probe, static_cast<std::size_t>(profile.max_roles_per_user), profile.name);
+  sr::PlanRender rendered = sr::render_plan(ps, {*sr::parse_dialect(profile.dialect), caps, roles.cap});
   if (!rendered.plan) {
     std::string why;
     for (const auto& e : rendered.errors) why += (why.empty() ? "" : "; ") + e;
     return fail(why);
   }
+  if (roles.lowered) rendered.plan->findings.push_back(*roles.lowered);
   sr::ApplyOptions options;
   options.retries = opened.session->settings.retries;
   options.backoff_ms = opened.session->settings.backoff_ms;

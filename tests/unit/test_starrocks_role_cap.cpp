@@ -11,6 +11,7 @@
 
 #include "../starrocks/sr_test_helpers.h"
 #include "tagwarden/engines/starrocks/artifact.h"
+#include "tagwarden/engines/starrocks/live_state.h"
 #include "tagwarden/engines/starrocks/plan.h"
 
 using namespace srtest;
@@ -187,4 +188,42 @@ TEST_CASE("the StarRocks artifact takes the profile's max_roles_per_user") {
   CHECK(capped.text.find("starrocks_roles_capped") == std::string::npos);  // findings are comments by message
   CHECK(capped.text.find("within max_roles_per_user = 5") != std::string::npos);
   CHECK(open.text.find("max_roles_per_user") == std::string::npos);
+}
+
+TEST_CASE("starrocks: the server's privilege_max_total_roles_per_user bounds a plan made against it") {
+  using tw::starrocks::parse_max_roles_per_user;
+  using tw::starrocks::Probe;
+  using tw::starrocks::roles_cap_for;
+  using tw::starrocks::Rows;
+  // ADMIN SHOW FRONTEND CONFIG LIKE '...' as StarRocks answers it.
+  Rows rows;
+  rows.columns = {"Key", "AliasNames", "Value", "Type", "IsMutable", "Comment"};
+  rows.rows = {{"privilege_max_total_roles_per_user", "[]", "64", "int", "true", ""}};
+  CHECK(parse_max_roles_per_user(rows) == std::optional<std::size_t>(64));
+  rows.rows[0][2] = "1000";
+  CHECK(parse_max_roles_per_user(rows) == std::optional<std::size_t>(1000));
+  for (const char* bad : {"", "-1", "64x", "99999999999"}) {
+    rows.rows[0][2] = bad;
+    CHECK_FALSE(parse_max_roles_per_user(rows).has_value());
+  }
+  rows.rows[0][0] = "privilege_max_role_depth";
+  rows.rows[0][2] = "16";
+  CHECK_FALSE(parse_max_roles_per_user(rows).has_value());
+  CHECK_FALSE(parse_max_roles_per_user(Rows{}).has_value());
+
+  Probe probe;  // not readable (no OPERATE privilege, or MySQL): the profile's key is trusted
+  auto cap = roles_cap_for(probe, 64, "sr");
+  CHECK(cap.cap == 64);
+  CHECK_FALSE(cap.lowered.has_value());
+  probe.max_roles_per_user = 128;  // raised on the server, not in the profile: the profile's
+  CHECK(roles_cap_for(probe, 64, "sr").cap == 64);
+  probe.max_roles_per_user = 32;  // lower on the server: the server's, with a warning
+  cap = roles_cap_for(probe, 64, "sr");
+  CHECK(cap.cap == 32);
+  REQUIRE(cap.lowered.has_value());
+  CHECK(cap.lowered->code == "starrocks_roles_cap_lowered");
+  CHECK(cap.lowered->severity == tw::Severity::Warning);
+  CHECK(cap.lowered->message.find("is 32, below the profile's max_roles_per_user (64)") != std::string::npos);
+  probe.max_roles_per_user = 0;  // a server that allows no role at all still gets PUBLIC and one
+  CHECK(roles_cap_for(probe, 64, "sr").cap == 2);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 namespace tw::starrocks {
@@ -12,7 +13,7 @@ std::size_t inheritable_roles(std::size_t max_roles_per_user) {
 }
 
 std::size_t inherit_within_cap(OwnedState& state, const std::string& atom, const std::vector<std::string>& holders,
-                               std::size_t inheritable) {
+                               std::size_t inheritable, std::set<std::string_view>* taken_names) {
   OwnedState::Role& role = state.roles[atom];
   if (holders.size() <= inheritable) {
     role.roles.insert(holders.begin(), holders.end());
@@ -33,7 +34,10 @@ std::size_t inherit_within_cap(OwnedState& state, const std::string& atom, const
       role.roles.insert(holder);
       continue;
     }
-    for (const auto& grant : state.roles.at(holder).grants) taken.push_back(&grant);
+    const auto found = state.roles.find(holder);
+    if (found == state.roles.end()) throw std::logic_error("inherit_within_cap: no holder role " + holder);
+    for (const auto& grant : found->second.grants) taken.push_back(&grant);
+    if (taken_names) taken_names->insert(found->first);
   }
   // In securable order, so the atom's grants are built from the end (a hundred thousand at M).
   std::stable_sort(taken.begin(), taken.end(), [](Grant a, Grant b) { return a->first < b->first; });

@@ -6,7 +6,9 @@
 // holds the grants of the others itself: its users hold exactly the same privileges, within the cap.
 
 #include <cstddef>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tagwarden/engines/starrocks/plan.h"
@@ -20,9 +22,10 @@ std::size_t inheritable_roles(std::size_t max_roles_per_user);
 /// Makes `atom` (a role of `state`) give what the holder roles `holders` (roles of `state`, each
 /// named once) give: it inherits them when they are at most `inheritable`; else it inherits the
 /// `inheritable` ones with the most grants (by name among equals) and takes the grants of the rest.
-/// Returns how many holder roles' grants it took.
+/// Returns how many holder roles' grants it took, and adds their names (the keys of state.roles) to
+/// `taken` when given.
 std::size_t inherit_within_cap(OwnedState& state, const std::string& atom, const std::vector<std::string>& holders,
-                               std::size_t inheritable);
+                               std::size_t inheritable, std::set<std::string_view>* taken = nullptr);
 
 /// Removes the roles of `state` that nobody holds (no members, inherited by no role): holder roles
 /// whose every atom took their grants. Returns how many.

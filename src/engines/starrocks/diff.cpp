@@ -251,6 +251,7 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_account(d, name, user, host)});
   }
   std::vector<Statement> drop_roles;
+  std::map<std::string, std::vector<const std::string*>> kept;  // user -> roles no longer wanted it keeps
   for (const auto& [name, role] : have.roles) {
     if (want.roles.count(name)) continue;
     const Grants& gives = gives_at_most(name);
@@ -260,9 +261,44 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
         auto w = gets.find(g.first);
         return w != gets.end() && std::includes(w->second.begin(), w->second.end(), g.second.begin(), g.second.end());
       });
-      if (!covered) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+      if (covered) {
+        kept[user].push_back(&name);
+      } else {
+        tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+      }
     }
     drop_roles.push_back({Phase::Cleanup, "", sql::drop_role(d, name)});
+  }
+  // StarRocks refuses to grant a user a role that would give them more than max_roles_per_user
+  // roles, inherited roles and PUBLIC counted. A user keeping roles no longer wanted until cleanup
+  // holds them and the new ones when widen grants those: over the cap, the grant would be refused
+  // and the user left with nothing once cleanup drops the old roles. Such a user leaves the old
+  // roles while tightening instead (less for a while, never more).
+  if (!kept.empty()) {
+    auto closure = [](const std::map<std::string, OwnedState::Role>& roles, const std::string& name,
+                      std::set<std::string>& into) {
+      std::vector<const std::string*> queue = {&name};
+      while (!queue.empty()) {
+        const std::string* r = queue.back();
+        queue.pop_back();
+        if (!into.insert(*r).second) continue;
+        if (auto it = roles.find(*r); it != roles.end()) {
+          for (const auto& inherited : it->second.roles) queue.push_back(&inherited);
+        }
+      }
+    };
+    std::map<std::string, std::set<std::string>> held;  // kept users -> every role they hold in widen
+    for (const auto& [name, role] : want.roles) {
+      for (const auto& user : role.members) {
+        if (kept.count(user)) closure(want.roles, name, held[user]);
+      }
+    }
+    for (const auto& [user, roles] : kept) {
+      std::set<std::string>& all = held[user];
+      for (const std::string* name : roles) closure(have.roles, *name, all);  // live inheritance until dropped
+      if (all.size() + 1 <= plan.max_roles_per_user) continue;                // + PUBLIC
+      for (const std::string* name : roles) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, *name, user)});
+    }
   }
   for (const auto& [name, role] : want.roles) {
     auto it = have.roles.find(name);

@@ -676,6 +676,10 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
                                     optional_query("SHOW MASKING POLICIES FROM information_schema").has_value();
   p.capabilities.row_access_policies = optional_query("SHOW ROW ACCESS POLICIES").has_value() ||
                                        optional_query("SHOW ROW ACCESS POLICIES FROM information_schema").has_value();
+  // Needs the OPERATE privilege; without it the profile's max_roles_per_user is trusted.
+  if (auto r = optional_query("ADMIN SHOW FRONTEND CONFIG LIKE 'privilege_max_total_roles_per_user'")) {
+    p.max_roles_per_user = parse_max_roles_per_user(*r);
+  }
   if (auto r = optional_query("SHOW VARIABLES LIKE 'activate_all_roles_on_login'"); r && !r->rows.empty()) {
     const std::string v = upper(cell(r->rows[0], 1));
     if (v != "TRUE" && v != "ON" && v != "1") {
@@ -689,6 +693,36 @@ Probe probe_server(Connection& c, Dialect d, const std::string& profile) {
     }
   }
   return p;
+}
+
+std::optional<std::size_t> parse_max_roles_per_user(const Rows& rows) {
+  std::size_t key = 0, value = 2;  // StarRocks' column order, unless the columns are named
+  for (std::size_t i = 0; i < rows.columns.size(); ++i) {
+    if (upper(rows.columns[i]) == "KEY") key = i;
+    if (upper(rows.columns[i]) == "VALUE") value = i;
+  }
+  for (const auto& r : rows.rows) {
+    if (cell(r, key) != "privilege_max_total_roles_per_user") continue;
+    const std::string v = cell(r, value);
+    if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return static_cast<std::size_t>(std::stoul(v));
+  }
+  return std::nullopt;
+}
+
+RolesCap roles_cap_for(const Probe& probe, std::size_t configured, const std::string& profile) {
+  if (!probe.max_roles_per_user || *probe.max_roles_per_user >= configured) return {configured, std::nullopt};
+  const std::size_t server = std::max<std::size_t>(*probe.max_roles_per_user, 2);
+  return {server,
+          Finding{Severity::Warning,
+                  "starrocks_roles_cap_lowered",
+                  "the server's privilege_max_total_roles_per_user is " + std::to_string(*probe.max_roles_per_user) +
+                      ", below the profile's max_roles_per_user (" + std::to_string(configured) +
+                      "): the plan for this server keeps every user within " + std::to_string(server) +
+                      " roles, or their memberships would be refused; set max_roles_per_user to the server's "
+                      "value, or raise the server's",
+                  profile,
+                  {}}};
 }
 
 std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignGrant>& foreign) {

@@ -230,8 +230,9 @@ class Renderer {
     }
     user_holders.clear();
     const std::size_t inheritable = inheritable_roles(plan_.max_roles_per_user);
-    std::vector<Rank> capped;  // users whose atom role holds some holder roles' grants itself
-    std::size_t capped_atoms = 0, taken = 0, most = 0;
+    std::vector<Rank> capped;          // users whose atom role holds some holder roles' grants itself
+    std::set<std::string_view> taken;  // holder roles whose grants some atom role holds itself
+    std::size_t capped_atoms = 0, most = 0;
     for (const auto& [held, users] : atoms) {
       const std::vector<std::string> members = users_.names(users);
       if (held.size() == 1) {
@@ -248,23 +249,27 @@ class Renderer {
       std::vector<std::string> holders;
       holders.reserve(held.size());
       for (auto h : held) holders.push_back(*ranked[h]);
-      taken += inherit_within_cap(plan_.desired, name, holders, inheritable);
+      inherit_within_cap(plan_.desired, name, holders, inheritable, &taken);
       ++capped_atoms;
       most = std::max(most, held.size());
       for (auto u : users) capped.push_back(users_.rank(u));
     }
     std::sort(capped.begin(), capped.end());
     if (!capped.empty()) {
-      drop_unheld_roles(plan_.desired);
+      const std::size_t taken_roles = taken.size();  // before the views into dropped names dangle
+      const std::size_t dropped = drop_unheld_roles(plan_.desired);
       plan_.findings.push_back(
           {Severity::Info, "starrocks_roles_capped",
            std::to_string(capped.size()) + " users need up to " + std::to_string(most) +
                " holder roles, more than the " + std::to_string(inheritable) +
                " a role may inherit within max_roles_per_user = " + std::to_string(plan_.max_roles_per_user) +
                " (StarRocks' privilege_max_total_roles_per_user counts inherited roles and PUBLIC): their " +
-               std::to_string(capped_atoms) + " atom roles hold the grants of " + std::to_string(taken) +
-               " inherited roles themselves (the same privileges, more GRANT statements); raise both settings "
-               "together for a smaller plan",
+               std::to_string(capped_atoms) +
+               " atom roles hold themselves the grants of the holder roles they "
+               "cannot inherit (" +
+               std::to_string(taken_roles) + " holder roles, " + std::to_string(dropped) +
+               " of them inherited by no role any more and not made): the same privileges, more GRANT statements; "
+               "raise both settings together for a smaller plan",
            plan_.profile, users_.names_of(capped)});
     }
   }

@@ -43,7 +43,23 @@ struct Probe {
   Capabilities capabilities;
   std::string version;
   std::vector<Finding> findings;  ///< e.g. roles that will not be active at login
+  /// StarRocks' FE privilege_max_total_roles_per_user, when the applier may read it (ADMIN SHOW
+  /// FRONTEND CONFIG); nullopt otherwise, and for MySQL.
+  std::optional<std::size_t> max_roles_per_user;
 };
+
+/// The value of privilege_max_total_roles_per_user in the rows of ADMIN SHOW FRONTEND CONFIG LIKE
+/// 'privilege_max_total_roles_per_user' (columns Key, AliasNames, Value, ...), or nullopt.
+std::optional<std::size_t> parse_max_roles_per_user(const Rows& rows);
+
+/// The roles-per-user cap a plan for a probed server is made with: the profile's max_roles_per_user,
+/// or the server's setting when that is lower (with a warning naming both: memberships over the
+/// server's setting would be refused, and those users locked out).
+struct RolesCap {
+  std::size_t cap = kDefaultMaxRolesPerUser;
+  std::optional<Finding> lowered;
+};
+RolesCap roles_cap_for(const Probe& probe, std::size_t configured, const std::string& profile);
 
 /// What the server can do. StarRocks: masking policies are probed by running
 /// SHOW MASKING POLICIES (open-source StarRocks parses but does not implement
