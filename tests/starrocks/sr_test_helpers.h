@@ -71,6 +71,34 @@ inline tw::PolicySet demo_policy_set(const std::string& profile = "starrocks_mai
   return compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), profile));
 }
 
+/// Users u0, u1, ... given grants on the tables c.s.t0, c.s.t1, ... by a matrix: access[u][t] is 0
+/// (nothing), 1 (SELECT) or 2 (SELECT and INSERT). Compiled for a StarRocks profile "capped" over
+/// catalog c (StarRocks' internal catalog, or an external one), withhold_writes off.
+inline tw::PolicySet matrix_policy_set(const std::vector<std::vector<int>>& access, bool external = false) {
+  nlohmann::json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", nlohmann::json::array()}};
+  const std::size_t tables = access.empty() ? 0 : access.front().size();
+  for (std::size_t u = 0; u < access.size(); ++u) s["users"].push_back({{"name", "u" + std::to_string(u)}});
+  for (std::size_t t = 0; t < tables; ++t) {
+    const std::string object = "c.s.t" + std::to_string(t);
+    s["objects"].push_back({{"name", object}, {"columns", {{{"name", "id"}, {"type", "bigint"}}}}});
+    for (std::size_t u = 0; u < access.size(); ++u) {
+      if (!access[u][t]) continue;
+      nlohmann::json privileges = {"SELECT"};
+      if (access[u][t] == 2) privileges.push_back("INSERT");
+      s["grants"].push_back(
+          {{"principal", {{"user", "u" + std::to_string(u)}}}, {"object", object}, {"privileges", privileges}});
+    }
+  }
+  tw::Profile p;
+  p.name = "capped";
+  p.engine = tw::Engine::StarRocks;
+  p.catalogs = {"c"};
+  if (!external) p.catalog_map = {{"c", "default_catalog"}};
+  p.withhold_writes = false;
+  auto m = model_from_text(s.dump());
+  return compile_ok(*m, p);
+}
+
 inline tw::starrocks::Plan plan_ok(const tw::PolicySet& ps, tw::starrocks::PlanOptions o = {}) {
   auto r = tw::starrocks::render_plan(ps, o);
   std::string all;

@@ -194,38 +194,18 @@ Outcome transition(const Plan& old, const Plan& next, std::size_t server_cap, co
 // Twins: users 2p and 2p+1 get the same random grants (atoms of two); `extra` gives user 0 one more table.
 tw::PolicySet twins(unsigned seed, int pairs, int tables, bool extra, bool external = false) {
   std::mt19937 rng(seed);
-  json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", json::array()}};
-  for (int u = 0; u < 2 * pairs; ++u) s["users"].push_back({{"name", "u" + std::to_string(u)}});
-  for (int t = 0; t < tables + 1; ++t) {
-    const std::string object = "c.s.t" + std::to_string(t);
-    s["objects"].push_back({{"name", object}, {"columns", {{{"name", "id"}, {"type", "bigint"}}}}});
-    if (t == tables) {
-      if (extra)
-        s["grants"].push_back({{"principal", {{"user", "u0"}}}, {"object", object}, {"privileges", {"SELECT"}}});
-      continue;
-    }
+  std::vector<std::vector<int>> access(2 * pairs, std::vector<int>(tables + 1, 0));
+  for (int t = 0; t < tables; ++t) {
     for (int p = 0; p < pairs; ++p) {
       if (rng() % 2) continue;
-      json privileges = {"SELECT"};
-      if (rng() % 4 == 0) privileges.push_back("INSERT");
-      for (int u : {2 * p, 2 * p + 1})
-        s["grants"].push_back(
-            {{"principal", {{"user", "u" + std::to_string(u)}}}, {"object", object}, {"privileges", privileges}});
+      const int v = rng() % 4 == 0 ? 2 : 1;
+      access[2 * p][t] = access[2 * p + 1][t] = v;
     }
   }
-  tw::Profile pr;
-  pr.name = "capped";
-  pr.engine = tw::Engine::StarRocks;
-  pr.catalogs = {"c"};
-  if (!external) pr.catalog_map = {{"c", "default_catalog"}};
-  pr.withhold_writes = false;
-  auto m = model_from_text(s.dump());
-  return compile_ok(*m, pr);
+  if (extra) access[0][tables] = 1;
+  return matrix_policy_set(access, external);
 }
 
-}  // namespace
-
-namespace {
 // Random grants where users come in groups sharing most grants; `flip` flips some single-user grants.
 tw::PolicySet mutated(unsigned seed, int users, int tables, unsigned flip_seed, int flips, bool external) {
   std::mt19937 rng(seed);
@@ -240,27 +220,18 @@ tw::PolicySet mutated(unsigned seed, int users, int tables, unsigned flip_seed, 
     int u = f() % users, t = f() % tables;
     have[u][t] = (have[u][t] + 1 + f() % 2) % 3;
   }
-  json s = {{"version", 1}, {"generated_at", "2026-11-30T12:00:00Z"}, {"roles", json::array()}};
-  for (int u = 0; u < users; ++u) s["users"].push_back({{"name", "u" + std::to_string(u)}});
-  for (int t = 0; t < tables; ++t) {
-    const std::string object = "c.s.t" + std::to_string(t);
-    s["objects"].push_back({{"name", object}, {"columns", {{{"name", "id"}, {"type", "bigint"}}}}});
-    for (int u = 0; u < users; ++u) {
-      if (!have[u][t]) continue;
-      json privileges = {"SELECT"};
-      if (have[u][t] == 2) privileges.push_back("INSERT");
-      s["grants"].push_back(
-          {{"principal", {{"user", "u" + std::to_string(u)}}}, {"object", object}, {"privileges", privileges}});
-    }
-  }
-  tw::Profile pr;
-  pr.name = "capped";
-  pr.engine = tw::Engine::StarRocks;
-  pr.catalogs = {"c"};
-  if (!external) pr.catalog_map = {{"c", "default_catalog"}};
-  pr.withhold_writes = false;
-  auto m = model_from_text(s.dump());
-  return compile_ok(*m, pr);
+  return matrix_policy_set(have, external);
+}
+
+// Applies diff(next, old) on a server with `server_cap`: never wider than old or next, no membership
+// refused, and the server ends holding next.
+void check_transition(const Plan& old, const Plan& next, std::size_t server_cap) {
+  const Outcome o = transition(old, next, server_cap);
+  INFO(o.first_refusal);
+  INFO(o.first_widening);
+  CHECK(o.widened == 0);
+  CHECK(o.refused == 0);
+  CHECK(o.converged);
 }
 }  // namespace
 
@@ -276,13 +247,7 @@ TEST_CASE("starrocks apply across caps on one PolicySet: never wider, never refu
           const Plan b = plan_ok(ps, {Dialect::StarRocks, {}, c2});
           INFO("seed " << seed << " external " << ext << " cap " << c1 << " -> " << c2);
           CHECK(max_roles(from_empty(b)) <= c2);
-          // On a server whose cap allows both plans' memberships.
-          const Outcome o = transition(a, b, std::max(c1, c2));
-          INFO(o.first_widening);
-          INFO(o.first_refusal);
-          CHECK(o.widened == 0);
-          CHECK(o.refused == 0);
-          CHECK(o.converged);
+          check_transition(a, b, std::max(c1, c2));  // a server whose cap allows both plans' memberships
         }
       }
     }
@@ -297,12 +262,7 @@ TEST_CASE("starrocks apply: a user moving to another atom role at the cap leaves
   const Plan a = plan_ok(before, {Dialect::StarRocks, {}, 64});
   const Plan b = plan_ok(after, {Dialect::StarRocks, {}, 64});
   REQUIRE(max_roles(from_empty(a)) == 64);
-  const Outcome o = transition(a, b, 64);
-  INFO(o.first_refusal);
-  INFO(o.first_widening);
-  CHECK(o.refused == 0);
-  CHECK(o.widened == 0);
-  CHECK(o.converged);
+  check_transition(a, b, 64);
   LiveState live;
   live.owned = a.desired;
   bool left_while_tightening = false;
@@ -332,12 +292,7 @@ TEST_CASE("starrocks apply: random policy changes across caps are never refused 
           const Plan b = plan_ok(next, {Dialect::StarRocks, {}, c2});
           for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
             INFO("seed " << seed << " flips " << fs << " caps " << c1 << "/" << c2);
-            const Outcome r = transition(*x, *y, std::max(c1, c2));
-            INFO(r.first_refusal);
-            INFO(r.first_widening);
-            CHECK(r.widened == 0);
-            CHECK(r.refused == 0);
-            CHECK(r.converged);
+            check_transition(*x, *y, std::max(c1, c2));
           }
         }
       }
