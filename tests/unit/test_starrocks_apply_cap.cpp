@@ -36,23 +36,27 @@ std::vector<std::string> split_privs(const std::string& s) {
   return out;
 }
 
+// The roles `user` holds on `s` (and would with `extra` granted too), inherited ones and PUBLIC
+// counted, as StarRocks counts them for its cap.
+std::size_t roles_of(const Sim& s, const std::string& user, const std::string* extra = nullptr) {
+  std::set<std::string> seen;
+  std::function<void(const std::string&)> take = [&](const std::string& r) {
+    if (!seen.insert(r).second) return;
+    auto it = s.roles.find(r);
+    if (it != s.roles.end())
+      for (auto& p : it->second.roles) take(p);
+  };
+  for (auto& [n, r] : s.roles)
+    if (r.members.count(user)) take(n);
+  if (extra) take(*extra);
+  return seen.size() + 1;  // PUBLIC
+}
+
 // Applies one statement; returns false when StarRocks would refuse it for the role cap.
 bool apply(Sim& s, const Statement& st, std::size_t cap, std::string* why) {
   const std::string& q = st.sql;
   auto toks = tokenize(q);
-  auto closure = [&](const std::string& user, const std::string* extra) {
-    std::set<std::string> seen;
-    std::function<void(const std::string&)> take = [&](const std::string& r) {
-      if (!seen.insert(r).second) return;
-      auto it = s.roles.find(r);
-      if (it != s.roles.end())
-        for (auto& p : it->second.roles) take(p);
-    };
-    for (auto& [n, r] : s.roles)
-      if (r.members.count(user)) take(n);
-    if (extra) take(*extra);
-    return seen.size() + 1;  // PUBLIC
-  };
+  auto closure = [&](const std::string& user, const std::string* extra) { return roles_of(s, user, extra); };
   if (q.rfind("CREATE ROLE", 0) == 0) {
     s.roles[toks.back().text];
     return true;
@@ -130,18 +134,7 @@ std::size_t max_roles(const Sim& s) {
   std::size_t most = 0;
   std::set<std::string> users;
   for (auto& [n, r] : s.roles) users.insert(r.members.begin(), r.members.end());
-  for (auto& u : users) {
-    std::set<std::string> seen;
-    std::function<void(const std::string&)> take = [&](const std::string& r) {
-      if (!seen.insert(r).second) return;
-      auto it = s.roles.find(r);
-      if (it != s.roles.end())
-        for (auto& p : it->second.roles) take(p);
-    };
-    for (auto& [n, r] : s.roles)
-      if (r.members.count(u)) take(n);
-    most = std::max(most, seen.size() + 1);
-  }
+  for (auto& u : users) most = std::max(most, roles_of(s, u));
   return most;
 }
 
