@@ -12,12 +12,12 @@ std::size_t inheritable_roles(std::size_t max_roles_per_user) {
   return max_roles_per_user > 2 ? max_roles_per_user - 2 : 0;
 }
 
-std::size_t inherit_within_cap(OwnedState& state, const std::string& atom, const std::vector<std::string>& holders,
-                               std::size_t inheritable, std::set<std::string_view>* taken_names) {
+void inherit_within_cap(OwnedState& state, const std::string& atom, const std::vector<std::string>& holders,
+                        std::size_t inheritable, std::set<std::string_view>* taken_names) {
   OwnedState::Role& role = state.roles[atom];
   if (holders.size() <= inheritable) {
     role.roles.insert(holders.begin(), holders.end());
-    return 0;
+    return;
   }
   // Grants taken cost a statement each for every atom taking them: the largest holders stay shared.
   std::vector<std::pair<std::size_t, const std::string*>> by_size;
@@ -47,7 +47,19 @@ std::size_t inherit_within_cap(OwnedState& state, const std::string& atom, const
                   : role.grants.try_emplace(g->first).first;
     it->second.insert(g->second.begin(), g->second.end());
   }
-  return by_size.size() - inheritable;
+}
+
+void add_inherited_closure(const std::map<std::string, OwnedState::Role>& roles, const std::string& name,
+                           std::set<std::string>& into) {
+  std::vector<const std::string*> queue = {&name};
+  while (!queue.empty()) {
+    const std::string* r = queue.back();
+    queue.pop_back();
+    if (!into.insert(*r).second) continue;
+    if (auto it = roles.find(*r); it != roles.end()) {
+      for (const auto& inherited : it->second.roles) queue.push_back(&inherited);
+    }
+  }
 }
 
 std::size_t drop_unheld_roles(OwnedState& state) {

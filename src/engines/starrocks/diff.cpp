@@ -64,16 +64,9 @@ std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, c
   // Who holds each role: its members and the members of the roles inheriting it (transitively).
   std::map<std::string, std::set<std::string>> holders;
   for (const auto& [name, role] : want.roles) {
-    std::set<std::string> seen = {name};
-    std::vector<std::string> queue = {name};
-    for (std::size_t i = 0; i < queue.size(); ++i) {
-      holders[queue[i]].insert(role.members.begin(), role.members.end());
-      auto r = want.roles.find(queue[i]);
-      if (r == want.roles.end()) continue;
-      for (const auto& inherited : r->second.roles) {
-        if (seen.insert(inherited).second) queue.push_back(inherited);
-      }
-    }
+    std::set<std::string> held;
+    add_inherited_closure(want.roles, name, held);
+    for (const auto& r : held) holders[r].insert(role.members.begin(), role.members.end());
   }
   ForeignMaskCoarsening out;
   for (const auto& [name, role] : want.roles) {
@@ -275,28 +268,17 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   // and the user left with nothing once cleanup drops the old roles. Such a user leaves the old
   // roles while tightening instead (less for a while, never more).
   if (!kept.empty()) {
-    auto closure = [](const std::map<std::string, OwnedState::Role>& roles, const std::string& name,
-                      std::set<std::string>& into) {
-      std::vector<const std::string*> queue = {&name};
-      while (!queue.empty()) {
-        const std::string* r = queue.back();
-        queue.pop_back();
-        if (!into.insert(*r).second) continue;
-        if (auto it = roles.find(*r); it != roles.end()) {
-          for (const auto& inherited : it->second.roles) queue.push_back(&inherited);
-        }
-      }
-    };
     std::map<std::string, std::set<std::string>> held;  // kept users -> every role they hold in widen
     for (const auto& [name, role] : want.roles) {
       for (const auto& user : role.members) {
-        if (kept.count(user)) closure(want.roles, name, held[user]);
+        if (kept.count(user)) add_inherited_closure(want.roles, name, held[user]);
       }
     }
     for (const auto& [user, roles] : kept) {
       std::set<std::string>& all = held[user];
-      for (const std::string* name : roles) closure(have.roles, *name, all);  // live inheritance until dropped
-      if (all.size() + 1 <= plan.max_roles_per_user) continue;                // + PUBLIC
+      for (const std::string* name : roles)
+        add_inherited_closure(have.roles, *name, all);          // live inheritance until dropped
+      if (all.size() + 1 <= plan.max_roles_per_user) continue;  // + PUBLIC
       for (const std::string* name : roles) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, *name, user)});
     }
   }

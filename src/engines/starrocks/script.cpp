@@ -88,30 +88,13 @@ std::string statements_text(const Plan& plan, const std::vector<Statement>& stat
                             const std::vector<std::string>& header_comments) {
   std::string out = header(header_comments);
   if (statements.empty()) return out + nothing_to_do(plan);
-  // Two passes: the size first, so the script (hundreds of MB with masking policies) is allocated once.
-  auto walk = [&](auto&& emit) {
-    std::string catalog(kInternalCatalog);
-    std::optional<Phase> phase;
-    for (const auto& s : statements) {
-      if (phase != s.phase) {
-        emit("-- ");
-        emit(to_string(s.phase));
-        emit("\n");
-        phase = s.phase;
-      }
-      if (auto c = catalog_switch(plan.dialect, catalog, s)) {
-        emit(sql::set_catalog(*c));
-        emit(";\n");
-        catalog = *c;
-      }
-      emit(s.sql);
-      emit(";\n");
-    }
-  };
-  std::size_t size = out.size();
-  walk([&](std::string_view text) { size += text.size(); });
+  // The script is hundreds of MB with masking policies: allocated once (phase and SET CATALOG lines
+  // are few).
+  std::size_t size = out.size() + 256;
+  for (const auto& s : statements) size += s.sql.size() + 2;
   out.reserve(size);
-  walk([&](std::string_view text) { out += text; });
+  ScriptWriter w(out, plan.dialect);
+  for (const auto& s : statements) w.statement(s.phase, s.catalog, s.sql);
   return out;
 }
 
