@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -97,6 +98,33 @@ inline tw::PolicySet matrix_policy_set(const std::vector<std::vector<int>>& acce
   p.withhold_writes = false;
   auto m = model_from_text(s.dump());
   return compile_ok(*m, p);
+}
+
+/// An access matrix for matrix_policy_set: users in 1-3 random groups, each table read (1) or read
+/// and written (2) by the users of 1-3 random groups. Users of the same groups need the same many
+/// holder roles, as users of the same teams do. `moved` users (u0, u1, ...) are put in other groups.
+inline std::vector<std::vector<int>> grouped_access(unsigned seed, int users, int groups, int tables, int moved = 0) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<int>> in_group(users, std::vector<int>(groups, 0));
+  for (auto& g : in_group) {
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 3); ++k) g[rng() % groups] = 1;
+  }
+  std::vector<std::vector<int>> access(users, std::vector<int>(tables, 0));
+  std::vector<std::vector<int>> readers(tables, std::vector<int>(groups, 0));
+  std::vector<int> privileges(tables);
+  for (int t = 0; t < tables; ++t) {
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 3); ++k) readers[t][rng() % groups] = 1;
+    privileges[t] = rng() % 5 == 0 ? 2 : 1;
+  }
+  for (int u = 0; u < moved && u < users; ++u) {
+    in_group[u].assign(groups, 0);
+    in_group[u][rng() % groups] = in_group[u][rng() % groups] = 1;
+  }
+  for (int t = 0; t < tables; ++t)
+    for (int u = 0; u < users; ++u)
+      for (int g = 0; g < groups; ++g)
+        if (in_group[u][g] && readers[t][g]) access[u][t] = privileges[t];
+  return access;
 }
 
 inline tw::starrocks::Plan plan_ok(const tw::PolicySet& ps, tw::starrocks::PlanOptions o = {}) {

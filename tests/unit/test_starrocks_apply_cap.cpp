@@ -248,14 +248,16 @@ TEST_CASE("starrocks apply across caps on one PolicySet: never wider, never refu
 }
 
 TEST_CASE("starrocks apply: a user moving to another atom role at the cap leaves the old one while tightening") {
-  // Pairs of users with the same grants on 300 tables (atoms of two, over the default cap); u0 gets
-  // one table more, so u1 and u0 each move to a new atom role. Kept in the old role until cleanup,
-  // u1 would hold both when widen grants the new one: 65 roles, refused, and then none at all.
+  // Pairs of users with the same grants on 300 tables (atoms of two, over the cap); u0 gets one
+  // table more, so u1 and u0 each move to a new atom role. At a cap of 3 an atom inherits one holder
+  // role and holds the others' grants: a user holds exactly 3 roles. Kept in the old role until
+  // cleanup, u1 would hold both when widen grants the new one: 4 roles or more, refused, and then
+  // none at all.
   const auto before = twins(1, 10, 300, false), after = twins(1, 10, 300, true);
-  const Plan a = plan_ok(before, {Dialect::StarRocks, {}, 64});
-  const Plan b = plan_ok(after, {Dialect::StarRocks, {}, 64});
-  REQUIRE(max_roles(from_empty(a)) == 64);
-  check_transition(a, b, 64);
+  const Plan a = plan_ok(before, {Dialect::StarRocks, {}, 3});
+  const Plan b = plan_ok(after, {Dialect::StarRocks, {}, 3});
+  REQUIRE(max_roles(from_empty(a)) == 3);
+  check_transition(a, b, 3);
   LiveState live;
   live.owned = a.desired;
   bool left_while_tightening = false;
@@ -285,6 +287,30 @@ TEST_CASE("starrocks apply: random policy changes across caps are never refused 
           const Plan b = plan_ok(next, {Dialect::StarRocks, {}, c2});
           for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
             INFO("seed " << seed << " flips " << fs << " caps " << c1 << "/" << c2);
+            check_transition(*x, *y, std::max(c1, c2));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("starrocks apply: users moving between groups over the cap, with bundle roles, are never refused nor wider") {
+  for (unsigned seed = 0; seed < 2; ++seed) {
+    const bool ext = seed % 2;
+    const auto base = matrix_policy_set(grouped_access(seed, 24, 8, 80), ext);
+    for (int moved : {1, 4}) {
+      const auto next = matrix_policy_set(grouped_access(seed, 24, 8, 80, moved), ext);
+      for (std::size_t c1 : {8, 1000000}) {
+        for (std::size_t c2 : {8, 14}) {
+          const Plan a = plan_ok(base, {Dialect::StarRocks, {}, c1});
+          const Plan b = plan_ok(next, {Dialect::StarRocks, {}, c2});
+          bool bundles = false;
+          for (const auto& [name, role] : b.desired.roles)
+            bundles = bundles || name.compare(0, b.prefix.size() + 1, b.prefix + "b") == 0;
+          CHECK(bundles);
+          for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+            INFO("seed " << seed << " moved " << moved << " caps " << c1 << "/" << c2);
             check_transition(*x, *y, std::max(c1, c2));
           }
         }

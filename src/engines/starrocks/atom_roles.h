@@ -2,14 +2,15 @@
 // A user holds one owned role: an atom role inheriting the holder roles its users need. StarRocks
 // refuses a membership that would give a user more than privilege_max_total_roles_per_user roles
 // (64 by default), counting every inherited role and PUBLIC, which every user holds. An atom role
-// therefore inherits at most that many less two holder roles, those holding the most grants, and
-// holds the grants of the others itself: its users hold exactly the same privileges, within the cap.
+// needing more holder roles than that inherits them in fewer units: the holder roles with the most
+// grants directly, the others through bundle roles (each holding the grants of several holder roles,
+// shared by the atoms that need them all) or by holding their grants itself. Its users hold exactly
+// the same privileges, within the cap.
 
 #include <cstddef>
 #include <map>
 #include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "tagwarden/engines/starrocks/plan.h"
@@ -20,13 +21,29 @@ namespace tw::starrocks {
 /// and the atom role itself are two of them.
 std::size_t inheritable_roles(std::size_t max_roles_per_user);
 
-/// Makes `atom` (a role of `state`) give what the holder roles `holders` (roles of `state`, each
-/// named once) give: it inherits them when they are at most `inheritable`; else it inherits the
-/// `inheritable` ones with the most grants (by name among equals) and takes the grants of the rest.
-/// Adds the names of the holder roles whose grants it took (the keys of state.roles) to `taken`
-/// when given.
-void inherit_within_cap(OwnedState& state, const std::string& atom, const std::vector<std::string>& holders,
-                        std::size_t inheritable, std::set<std::string_view>* taken = nullptr);
+/// An atom role (a role of the state, with its members) whose members need more holder roles than
+/// it may inherit: `holders` are roles of the state, sorted, each named once.
+struct CappedAtom {
+  std::string name;
+  std::vector<std::string> holders;
+};
+
+/// What inherit_within_cap made, for the finding.
+struct CapOutcome {
+  std::size_t bundles = 0;  ///< bundle roles made
+  std::size_t copied = 0;   ///< holder roles whose grants some atom role holds itself
+  std::size_t dropped = 0;  ///< holder roles no role inherits any more: not made
+};
+
+/// Makes each atom of `atoms` give what its holder roles give while inheriting at most
+/// `inheritable` roles (each of them inheriting none). Roles count transitively in StarRocks, so a
+/// bundle role holds the grants of its holder roles instead of inheriting them. Which holder roles
+/// share a bundle depends on how many of the atoms need each (holder roles needed by about as many
+/// atoms go together) and on the first object each holds a grant on, not on its place in a list, so
+/// a change moves few holder roles between bundles. A bundle role is named `bundle_prefix` + "b" +
+/// hash16 of the grants it holds. Removes the roles then held by nobody.
+CapOutcome inherit_within_cap(OwnedState& state, const std::vector<CappedAtom>& atoms, std::size_t inheritable,
+                              const std::string& bundle_prefix);
 
 /// Adds to `into` the role `name` and every role of `roles` it inherits, transitively: what a member
 /// of `name` holds, as StarRocks counts it.

@@ -109,6 +109,8 @@ std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, c
   }
   std::map<std::set<std::string>, std::set<std::string>> atoms;  // holder roles -> users
   for (const auto& [user, held] : user_holders) atoms[held].insert(user);
+  const std::size_t inheritable = inheritable_roles(plan.max_roles_per_user);
+  std::vector<CappedAtom> over;
   for (const auto& [held, users] : atoms) {
     if (held.size() == 1) {
       out.desired.roles[*held.begin()].members.insert(users.begin(), users.end());
@@ -116,10 +118,13 @@ std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, c
     }
     const std::string atom = plan.prefix + "a" + hash16(std::vector<std::string>(users.begin(), users.end()));
     out.desired.roles[atom].members = users;
-    inherit_within_cap(out.desired, atom, std::vector<std::string>(held.begin(), held.end()),
-                       inheritable_roles(plan.max_roles_per_user));
+    if (held.size() <= inheritable) {
+      out.desired.roles[atom].roles = held;
+    } else {
+      over.push_back({atom, std::vector<std::string>(held.begin(), held.end())});
+    }
   }
-  drop_unheld_roles(out.desired);
+  inherit_within_cap(out.desired, over, inheritable, plan.prefix);
   return out;
 }
 

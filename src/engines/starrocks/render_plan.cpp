@@ -230,9 +230,9 @@ class Renderer {
     }
     user_holders.clear();
     const std::size_t inheritable = inheritable_roles(plan_.max_roles_per_user);
-    std::vector<Rank> capped;          // users whose atom role holds some holder roles' grants itself
-    std::set<std::string_view> taken;  // holder roles whose grants some atom role holds itself
-    std::size_t capped_atoms = 0, most = 0;
+    std::vector<Rank> capped;  // users whose atom role cannot inherit every holder role they need
+    std::vector<CappedAtom> over;
+    std::size_t most = 0;
     for (const auto& [held, users] : atoms) {
       const std::vector<std::string> members = users_.names(users);
       if (held.size() == 1) {
@@ -246,32 +246,30 @@ class Renderer {
         for (auto h : held) atom.roles.insert(atom.roles.end(), *ranked[h]);  // ranks are sorted
         continue;
       }
-      std::vector<std::string> holders;
-      holders.reserve(held.size());
-      for (auto h : held) holders.push_back(*ranked[h]);
-      inherit_within_cap(plan_.desired, name, holders, inheritable, &taken);
-      ++capped_atoms;
+      CappedAtom& c = over.emplace_back();
+      c.name = name;
+      c.holders.reserve(held.size());
+      for (auto h : held) c.holders.push_back(*ranked[h]);
       most = std::max(most, held.size());
       for (auto u : users) capped.push_back(users_.rank(u));
     }
+    if (capped.empty()) return;
     std::sort(capped.begin(), capped.end());
-    if (!capped.empty()) {
-      const std::size_t taken_roles = taken.size();  // before the views into dropped names dangle
-      const std::size_t dropped = drop_unheld_roles(plan_.desired);
-      plan_.findings.push_back(
-          {Severity::Info, "starrocks_roles_capped",
-           std::to_string(capped.size()) + " users need up to " + std::to_string(most) +
-               " holder roles, more than the " + std::to_string(inheritable) +
-               " a role may inherit within max_roles_per_user = " + std::to_string(plan_.max_roles_per_user) +
-               " (StarRocks' privilege_max_total_roles_per_user counts inherited roles and PUBLIC): their " +
-               std::to_string(capped_atoms) +
-               " atom roles hold themselves the grants of the holder roles they "
-               "cannot inherit (" +
-               std::to_string(taken_roles) + " holder roles, " + std::to_string(dropped) +
-               " of them inherited by no role any more and not made): the same privileges, more GRANT statements; "
-               "raise both settings together for a smaller plan",
-           plan_.profile, users_.names_of(capped)});
-    }
+    const CapOutcome made = inherit_within_cap(plan_.desired, over, inheritable, plan_.prefix);
+    plan_.findings.push_back(
+        {Severity::Info, "starrocks_roles_capped",
+         std::to_string(capped.size()) + " users need up to " + std::to_string(most) + " holder roles, more than the " +
+             std::to_string(inheritable) +
+             " a role may inherit within max_roles_per_user = " + std::to_string(plan_.max_roles_per_user) +
+             " (StarRocks' privilege_max_total_roles_per_user counts inherited roles and PUBLIC): their " +
+             std::to_string(over.size()) +
+             " atom roles inherit the holder roles with the most grants, and the others through " +
+             std::to_string(made.bundles) +
+             " bundle roles (each holding the grants of the holder roles that several atoms need together) or by "
+             "holding their grants themselves (those of " +
+             std::to_string(made.copied) + " holder roles); " + std::to_string(made.dropped) +
+             " holder roles inherited by no role any more are not made. The same privileges",
+         plan_.profile, users_.names_of(capped)});
   }
 
   const PolicySet& ps_;
