@@ -14,8 +14,8 @@ starrocks_b over the second half. StarRocks profiles set max_policies_per_tag to
 design, and `--sr-limit N` restores a lower limit to see that failure reported), and
 max_roles_per_user to 1,000,000, as for a StarRocks whose FE privilege_max_total_roles_per_user
 is raised as far: at StarRocks' default of 64, users of M and L need more roles than that, and
-their atom roles hold the grants of the roles they cannot inherit (a plan 1.3x the size at M,
-3.8x at L); `--sr-roles 64` generates profiles for a StarRocks left at its default.
+their atom roles inherit through bundle roles (docs/starrocks.md, Compact roles); `--sr-roles 64`
+(here and in bench/run) generates profiles for a StarRocks left at its default.
 
 Skew, as in a real warehouse:
   * column names repeat across tables (id, email, phone, ssn, created_at, ...): the sensitive
@@ -105,7 +105,10 @@ def table_widths(rng, tables, columns):
     return w
 
 
-def generate(scale, seed, sr_limit=1_000_000, sr_roles=1_000_000):
+DEFAULT_SR_ROLES = 1_000_000
+
+
+def generate(scale, seed, sr_limit=1_000_000, sr_roles=DEFAULT_SR_ROLES):
     cfg = SCALES[scale]
     rng = random.Random(f"{scale}:{seed}")
 
@@ -326,7 +329,7 @@ def main():
     ap.add_argument("--sr-limit", type=int, default=1_000_000,
                     help="max_policies_per_tag of the StarRocks profiles (default 1,000,000; 500 is the "
                          "compiler's default and makes them fail at M and L)")
-    ap.add_argument("--sr-roles", type=int, default=1_000_000,
+    ap.add_argument("--sr-roles", type=int, default=DEFAULT_SR_ROLES,
                     help="max_roles_per_user of the StarRocks profiles (default 1,000,000; 64 is StarRocks' "
                          "default privilege_max_total_roles_per_user, and the compiler's)")
     args = ap.parse_args()
