@@ -286,6 +286,43 @@ TEST_CASE("mariadb: atom roles within max_roles_per_user give the server the sam
   }
 }
 
+TEST_CASE("mariadb: bundle roles over max_roles_per_user give the server the same privileges",
+          "[.][starrocks-mariadb]") {
+  REQUIRE_MARIADB();
+  auto c = open();
+  reset(*c);
+  // Users in groups, each table read by a few groups (sr_test_helpers.h): at a cap of 8 or 14
+  // their atom roles inherit through bundle roles.
+  constexpr int kUsers = 24, kTables = 80;
+  c->execute("CREATE DATABASE IF NOT EXISTS `s`");
+  for (int t = 0; t < kTables; ++t)
+    c->execute("CREATE TABLE IF NOT EXISTS `s`.`t" + std::to_string(t) + "` (id BIGINT)");
+  for (int u = 0; u < kUsers; ++u) c->execute("CREATE USER IF NOT EXISTS 'u" + std::to_string(u) + "'@'%'");
+  const tw::PolicySet ps = matrix_policy_set(grouped_access(0, kUsers, 8, kTables));
+  const sr::Plan open_plan = plan_ok(ps, {sr::Dialect::MySQL, {}, 1000000});
+  REQUIRE(sr::apply_plan(open_plan, *c, quick()).ok);
+  const Held held_open = server_held(*c, open_plan.objects);
+  CHECK(held_open == intended(open_plan));
+  for (std::size_t cap : {8, 14, 1000000}) {
+    INFO("max_roles_per_user " << cap);
+    const sr::Plan plan = plan_ok(ps, {sr::Dialect::MySQL, {}, cap});
+    std::size_t bundles = 0;
+    for (const auto& [name, role] : plan.desired.roles)
+      bundles += name.compare(0, plan.prefix.size() + 1, plan.prefix + "b") == 0;
+    CHECK((bundles > 0) == (cap < 1000000));
+    sr::ApplyResult r = sr::apply_plan(plan, *c, quick());
+    INFO((r.errors.empty() ? "" : r.errors[0]));
+    REQUIRE(r.ok);
+    CHECK(server_held(*c, plan.objects) == held_open);
+    sr::LiveRead live = sr::read_live_state(*c, plan);
+    CHECK(live.state.owned.roles == plan.desired.roles);  // bundle roles read back as owned
+    CHECK(sr::diff_statements(plan, live.state).empty());
+  }
+  reset(*c);
+  for (int u = 0; u < kUsers; ++u) c->execute("DROP USER IF EXISTS 'u" + std::to_string(u) + "'@'%'");
+  c->execute("DROP DATABASE IF EXISTS `s`");
+}
+
 namespace {
 
 // From old_text to new_text, cut before every statement index in turn.
