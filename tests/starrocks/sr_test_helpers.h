@@ -127,6 +127,15 @@ inline std::vector<std::vector<int>> grouped_access(unsigned seed, int users, in
   return access;
 }
 
+/// The bundle roles of `capped`: the roles `open` (the same PolicySet with the cap raised) does not
+/// have. Holder and atom role names depend on their users only, so both plans share them.
+inline std::set<std::string> bundle_roles(const tw::starrocks::Plan& capped, const tw::starrocks::Plan& open) {
+  std::set<std::string> out;
+  for (const auto& [name, role] : capped.desired.roles)
+    if (!open.desired.roles.count(name)) out.insert(name);
+  return out;
+}
+
 inline tw::starrocks::Plan plan_ok(const tw::PolicySet& ps, tw::starrocks::PlanOptions o = {}) {
   auto r = tw::starrocks::render_plan(ps, o);
   std::string all;

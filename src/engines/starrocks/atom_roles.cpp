@@ -39,12 +39,16 @@ std::uint64_t name_hash(std::string_view s) {
   return h;
 }
 
-// Named by what it holds, not by the holder roles it was made from: a change that renames a holder
-// role (its users changed) leaves the bundles holding the same grants as they are. The parts are
-// joined with NUL bytes, which no name holds (render_plan refuses them), and counted, so that two
-// different sets of grants never give the same text.
+// A bundle role is named by what it holds, not by the holder roles it was made from: a change that
+// renames a holder role (its users changed) leaves the bundles holding the same grants as they are.
+// The parts are joined with NUL bytes, which no name holds (render_plan refuses them), and counted,
+// so that two different sets of grants never give the same text. A holder role's text is its
+// users' names in ascending order; this one starts "bundle" and then a digit, which sorts before it,
+// so the two never meet. It has a holder role's shape, <prefix>r<16 hex>,
+// so that every tagwarden that reads a server, older ones too, owns it: a binary rolled back revokes
+// and drops it like any holder role it does not want.
 std::string grants_hash(const Grants& grants) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts = {"bundle"};
   for (const auto& [on, privileges] : grants) {
     parts.push_back(std::to_string(static_cast<int>(on.kind)));
     parts.push_back(on.catalog);
@@ -124,8 +128,8 @@ CapOutcome inherit_within_cap(OwnedState& state, const std::vector<CappedAtom>& 
     return ga != gb ? ga > gb : holder[a]->first < holder[b]->first;
   });
   constexpr std::uint32_t kDirect = UINT32_MAX;
-  const std::size_t direct = std::min(std::max<std::size_t>(inheritable / 3, 1), n);
-  const std::size_t groups = inheritable - direct;  // none when only one role may be inherited
+  const std::size_t direct = std::max<std::size_t>(inheritable / 3, 1);  // n > inheritable
+  const std::size_t groups = inheritable - direct;                       // none when only one role may be inherited
   std::vector<std::uint32_t> group(n, kDirect);
   std::vector<std::uint32_t> place(n);  // by holder: its place in by_grants
   for (std::size_t i = 0; i < n; ++i) place[by_grants[i]] = static_cast<std::uint32_t>(i);
@@ -169,65 +173,70 @@ CapOutcome inherit_within_cap(OwnedState& state, const std::vector<CappedAtom>& 
     group[h] = static_cast<std::uint32_t>(first[bucket[h]] + name_hash(key) % groups_of(bucket[h]));
   }
 
-  // Each atom's holder roles by group, in name order within one; a group's part needed by two atoms
-  // or more is a bundle role, one needed by a single atom is copied into it.
+  // Each atom's holder roles by group, in name order within one (the direct ones are not in a
+  // group); a group's part needed by two atoms or more is a bundle role, one needed by a single atom
+  // is inherited holder by holder while places remain, and copied into it after.
   using Part = std::vector<std::uint32_t>;
   std::vector<std::vector<Part>> parts(atoms.size());
   std::map<Part, std::size_t> atoms_needing;
   for (std::size_t a = 0; a < atoms.size(); ++a) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group;  // (group, holder)
-    by_group.reserve(held[a].size());
-    for (auto h : held[a]) by_group.emplace_back(group[h], h);
+    for (auto h : held[a]) {
+      if (group[h] != kDirect) by_group.emplace_back(group[h], h);
+    }
     std::stable_sort(by_group.begin(), by_group.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     for (std::size_t i = 0; i < by_group.size();) {
-      Part part;
+      Part& part = parts[a].emplace_back();
       const std::uint32_t g = by_group[i].first;
-      for (; i < by_group.size() && by_group[i].first == g; ++i) {
-        part.push_back(by_group[i].second);
-        if (g == kDirect) {
-          parts[a].push_back(std::move(part));
-          part = {};
-        }
-      }
-      if (!part.empty()) parts[a].push_back(std::move(part));
-    }
-    for (const auto& part : parts[a]) {
-      if (part.size() > 1) ++atoms_needing[part];
+      for (; i < by_group.size() && by_group[i].first == g; ++i) part.push_back(by_group[i].second);
+      ++atoms_needing[part];
     }
   }
   std::map<Part, std::string> bundles;
+  std::set<std::string_view> made;
   for (std::size_t a = 0; a < atoms.size(); ++a) {
     OwnedState::Role& atom = state.roles.at(atoms[a].name);
-    Part own;
     std::size_t places = inheritable;
+    for (auto h : held[a]) {
+      if (group[h] != kDirect) continue;
+      atom.roles.insert(holder[h]->first);
+      --places;
+    }
+    Part own;
     for (const auto& part : parts[a]) {
-      if (part.size() > 1 && atoms_needing.at(part) == 1) {
+      if (part.size() == 1) {
+        atom.roles.insert(holder[part.front()]->first);
+        --places;
+        continue;
+      }
+      if (atoms_needing.at(part) == 1) {
         own.insert(own.end(), part.begin(), part.end());
         continue;
       }
-      --places;
-      if (part.size() == 1) {
-        atom.roles.insert(holder[part.front()]->first);
-      } else if (atoms_needing.at(part) > 1) {
-        auto [it, inserted] = bundles.try_emplace(part);
-        if (inserted) {
-          std::vector<GrantRef> refs;
-          for (auto h : part) {
-            for (const auto& g : holder[h]->second.grants) refs.push_back(&g);
-          }
-          Grants grants;
-          add_grants(grants, std::move(refs));
-          it->second = bundle_prefix + "b" + grants_hash(grants);
-          auto [role, made] = state.roles.try_emplace(it->second);
-          if (made) role->second.grants = std::move(grants);
+      auto [it, inserted] = bundles.try_emplace(part);
+      if (inserted) {
+        std::vector<GrantRef> refs;
+        for (auto h : part) {
+          for (const auto& g : holder[h]->second.grants) refs.push_back(&g);
         }
-        atom.roles.insert(it->second);
+        Grants grants;
+        add_grants(grants, std::move(refs));
+        it->second = bundle_prefix + "r" + grants_hash(grants);
+        auto [role, fresh] = state.roles.try_emplace(it->second);
+        // Equal names are equal grants (grants_hash), unless 64 bits of SHA-256 collide: then the
+        // plan is refused rather than an atom given another bundle's grants.
+        if (fresh) {
+          role->second.grants = std::move(grants);
+        } else if (role->second.grants != grants || !role->second.members.empty()) {
+          throw std::logic_error("inherit_within_cap: bundle role " + it->second + " collides with another role");
+        }
+        made.insert(role->first);
       }
+      atom.roles.insert(it->second);
+      --places;
     }
     inherit_or_copy(atom, std::move(own), places);
   }
-  std::set<std::string_view> made;
-  for (const auto& [part, name] : bundles) made.insert(name);
   out.bundles = made.size();
   return finish();
 }

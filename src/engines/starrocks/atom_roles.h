@@ -2,7 +2,7 @@
 // A user holds one owned role: an atom role inheriting the holder roles its users need. StarRocks
 // refuses a membership that would give a user more than privilege_max_total_roles_per_user roles
 // (64 by default), counting every inherited role and PUBLIC, which every user holds. An atom role
-// needing more holder roles than that inherits them in fewer units: the holder roles with the most
+// needing more holder roles than that inherits them in fewer roles: the holder roles with the most
 // grants directly, the others through bundle roles (each holding the grants of several holder roles,
 // shared by the atoms that need them all) or by holding their grants itself. Its users hold exactly
 // the same privileges, within the cap.
@@ -36,12 +36,12 @@ struct CapOutcome {
 };
 
 /// Makes each atom of `atoms` give what its holder roles give while inheriting at most
-/// `inheritable` roles (each of them inheriting none). Roles count transitively in StarRocks, so a
+/// `inheritable` roles; holder roles inherit none (roles count transitively in StarRocks), and a
 /// bundle role holds the grants of its holder roles instead of inheriting them. Which holder roles
-/// share a bundle depends on how many of the atoms need each (holder roles needed by about as many
-/// atoms go together) and on the first object each holds a grant on, not on its place in a list, so
-/// a change moves few holder roles between bundles. A bundle role is named `bundle_prefix` + "b" +
-/// hash16 of the grants it holds. Removes the roles then held by nobody.
+/// share a bundle depends on how many of the capped atoms need each (holder roles needed by about
+/// as many go together) and on the first object each holds a grant on, not on its place in a list.
+/// A bundle role is named `bundle_prefix` + "r" + hash16 of the grants it holds: the shape of a
+/// holder role. Removes the roles then held by nobody.
 CapOutcome inherit_within_cap(OwnedState& state, const std::vector<CappedAtom>& atoms, std::size_t inheritable,
                               const std::string& bundle_prefix);
 

@@ -36,7 +36,8 @@ bool user_exists(const LiveState& live, const std::string& user) { return !live.
 // give the real value (masked, denied, uncleared) lose SELECT on the object, as when the server
 // cannot mask. The desired roles are rebuilt from what they hold without those reads: one holder
 // role per distinct user set (<prefix>r + hash of the names), and each user one role (the holder
-// role, or an atom role <prefix>a + hash of its members inheriting its holder roles within the cap).
+// role, or an atom role <prefix>a + hash of its members inheriting its holder roles, through bundle
+// roles over the cap: atom_roles.h).
 struct ForeignMaskCoarsening {
   std::map<Securable, std::set<std::string>> losing;  // object -> users who lose SELECT on it
   OwnedState desired;

@@ -28,7 +28,7 @@ bool owned_shape(std::string_view name, std::string_view kind_prefix) {
 
 bool owned_role(std::string_view role, std::string_view prefix) {
   const std::string p(prefix);
-  return owned_shape(role, p + "r") || owned_shape(role, p + "a") || owned_shape(role, p + "b");
+  return owned_shape(role, p + "r") || owned_shape(role, p + "a");
 }
 
 }  // namespace tw::starrocks

@@ -17,7 +17,7 @@ std::string hash16(const std::vector<std::string>& parts);
 bool owned_shape(std::string_view name, std::string_view kind_prefix);
 
 /// Whether `role` is a role tagwarden makes under the profile prefix `prefix`: a holder role
-/// <prefix>r<16 hex>, an atom role <prefix>a<16 hex> or a bundle role <prefix>b<16 hex>.
+/// <prefix>r<16 hex> (bundle roles have its shape) or an atom role <prefix>a<16 hex>.
 bool owned_role(std::string_view role, std::string_view prefix);
 
 }  // namespace tw::starrocks

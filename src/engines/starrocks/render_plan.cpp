@@ -256,19 +256,22 @@ class Renderer {
     if (capped.empty()) return;
     std::sort(capped.begin(), capped.end());
     const CapOutcome made = inherit_within_cap(plan_.desired, over, inheritable, plan_.prefix);
+    const std::string how =
+        inheritable == 0
+            ? "hold the grants of their holder roles themselves (those of " + std::to_string(made.copied) +
+                  " holder roles)"
+            : "inherit the holder roles with the most grants, and the others through " + std::to_string(made.bundles) +
+                  " bundle roles (each holding the grants of the holder roles that several atoms need together) or "
+                  "by holding their grants themselves (those of " +
+                  std::to_string(made.copied) + " holder roles)";
     plan_.findings.push_back(
         {Severity::Info, "starrocks_roles_capped",
          std::to_string(capped.size()) + " users need up to " + std::to_string(most) + " holder roles, more than the " +
              std::to_string(inheritable) +
              " a role may inherit within max_roles_per_user = " + std::to_string(plan_.max_roles_per_user) +
              " (StarRocks' privilege_max_total_roles_per_user counts inherited roles and PUBLIC): their " +
-             std::to_string(over.size()) +
-             " atom roles inherit the holder roles with the most grants, and the others through " +
-             std::to_string(made.bundles) +
-             " bundle roles (each holding the grants of the holder roles that several atoms need together) or by "
-             "holding their grants themselves (those of " +
-             std::to_string(made.copied) + " holder roles); " + std::to_string(made.dropped) +
-             " holder roles inherited by no role any more are not made. The same privileges",
+             std::to_string(over.size()) + " atom roles " + how + "; " + std::to_string(made.dropped) +
+             " holder roles inherited by no role any more are not made. The same privileges.",
          plan_.profile, users_.names_of(capped)});
   }
 
