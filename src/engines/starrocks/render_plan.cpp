@@ -297,9 +297,11 @@ PlanRender render_plan(const PolicySet& ps, const PlanOptions& options, RenderCa
   plan.max_roles_per_user = options.max_roles_per_user;
   if (plan.dialect == Dialect::MySQL) plan.capabilities = {};
   plan.prefix = owner_prefix(ps.profile);
+  // invalid_argument: a name no engine can spell; another logic_error: a bundle role's name would
+  // collide (atom_roles.cpp). Either way this profile fails and its last good plan stays.
   try {
     Renderer(ps, plan, cache).run();
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::logic_error& e) {
     out.errors.push_back(e.what());
     return out;
   }
