@@ -195,8 +195,11 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
     for (const auto& [base, columns] : reach.partly)
       partly.push_back(base->platform_name.str() + " (" + join_words(columns) + ")");
     const std::vector<std::string>& causes = reach.causes;
+    // The view's gates: on it whole (its own tags and its bases') and on its own columns.
+    std::set<std::string> gates(op.object_gates.begin(), op.object_gates.end());
+    for (const auto& [column, tags] : op.column_gates) gates.insert(tags.begin(), tags.end());
     std::vector<std::string> missing;
-    for (const auto& t : op.object_gates) {
+    for (const auto& t : gates) {
       if (!model.is_cleared(owner, t)) missing.push_back(t);
     }
     const std::string effect =
@@ -218,8 +221,9 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
           });
       const std::string consequence =
           !effect.empty() ? effect
-          : only_own_tags ? "the tag is on the view itself and Trino reads the view's bases as its owner, who may "
-                            "read them, so cleared readers are served; the owner is refused the view"
+          : only_own_tags ? "the tag is on the view itself (or its own columns) and Trino reads the view's bases "
+                            "as its owner, who may read them, so cleared readers are served; the owner is refused "
+                            "what the tag gates"
                           : "on Trino the view is refused to everybody, the cleared included";
       // MODEL §2 names this one: the owner is not cleared for the view's tags.
       out.push_back({Severity::Warning,
