@@ -550,20 +550,28 @@ class ProfileCompiler {
   // column tag they are not cleared for) was refused the whole object. Their filter runs as
   // the object's owner instead, who is checked by the same rules: an owner refused the column
   // too leaves the object refused, as before. The reader still cannot select the column.
+  // Where nobody may run it (no owner, or an owner refused the column too), Trino refuses the
+  // reader every query of the object: the reason says so, for explain (MODEL takes only the column).
   void evaluate_filters_as_owner(ObjectPolicy& op) {
     const auto& owner = s_.objects[op.object].owner;
-    if (!owner) return;
-    const auto it = m_.user_index.find(*owner);
-    if (it == m_.user_index.end()) return;
+    std::optional<std::size_t> owner_user;
+    if (owner) {
+      if (const auto it = m_.user_index.find(*owner); it != m_.user_index.end()) owner_user = it->second;
+    }
+    std::vector<std::pair<AccessClass*, std::string>> refused;  // class, the refused column its filter reads
     for (auto& cls : classes_) {
-      Access& a = cls.access;
-      if (a.row_filter.empty() || a.denied_columns.empty()) continue;
-      for (const auto& c : filter_columns(nlohmann::json::parse(a.row_filter))) {
-        if (std::binary_search(a.denied_columns.begin(), a.denied_columns.end(), c)) {
-          a.filter_as = it->second;
-          cls.reasons.push_back("row filter evaluated as the owner " + *owner + ": it reads the refused column " + c);
-          break;
-        }
+      if (auto c = refused_filter_column(cls.access)) refused.emplace_back(&cls, std::move(*c));
+    }
+    for (auto& [cls, c] : refused) {
+      if (owner_user) {
+        cls->access.filter_as = *owner_user;
+        cls->reasons.push_back("row filter evaluated as the owner " + *owner + ": it reads the refused column " + c);
+      }
+      if (!owner_user || !reads_column(classes_, *owner_user, c)) {
+        cls->reasons.push_back(
+            std::string(kFilterRefusesObject) + ": its row filter reads the column " + c + " they may not read, and " +
+            (owner_user ? "the owner " + *owner + " may not read it either" : std::string("the object has no owner")) +
+            " to run the filter as");
       }
     }
   }

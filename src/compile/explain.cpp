@@ -1,5 +1,7 @@
 #include "tagwarden/compile/explain.h"
 
+#include "tagwarden/compile/filter_columns.h"
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -154,6 +156,27 @@ void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, P
   }
 }
 
+// A row filter reading a column the user is refused, with nobody to run it as (compiler.cpp,
+// evaluate_filters_as_owner): the decision keeps MODEL's column refusal, and Trino refuses more.
+void explain_filter_refusals(const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
+  for (const auto& op : ps.objects) {
+    const AccessClass* mine = op.class_of(user);
+    if (!mine) continue;
+    for (const auto& reason : mine->reasons) {
+      if (reason.rfind(kFilterRefusesObject, 0) != 0) continue;
+      Refusal r;
+      r.object = op.engine_name.str();
+      r.has_grant = true;
+      r.whole_object = true;
+      r.kind = "row_filter";
+      r.reason = "every query of it fails" + reason.substr(std::string_view(kFilterRefusesObject).size()) +
+                 " (Trino checks the columns a filter reads as the identity it runs as)";
+      pe.refusals.push_back(std::move(r));
+      break;
+    }
+  }
+}
+
 // The user's clearances and notes: the part of an explanation no profile changes.
 Explanation explain_clearances(const Model& m, const std::string& name, std::size_t& user) {
   auto it = m.user_index.find(name);
@@ -226,7 +249,10 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     pe.refusals.push_back(std::move(r));
   }
   if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
-  if (ps.engine == Engine::Trino) explain_view_reads(m, ps, user, pe);
+  if (ps.engine == Engine::Trino) {
+    explain_view_reads(m, ps, user, pe);
+    explain_filter_refusals(ps, user, pe);
+  }
   for (const auto& op : ps.objects) {
     if (m.snapshot->policies.empty()) break;
     ObjectPolicies obj;
@@ -392,7 +418,8 @@ std::string to_text(const Explanation& e) {
       out << "  may not create materialized views (not cleared for every gated tag; tables and views as granted)\n";
     if (p.refusals.empty()) out << "  nothing refused by a clearance\n";
     for (const auto& r : p.refusals) {
-      if (r.kind == "definer_view_owner" || r.kind == "view_read" || r.kind == "creation_restricted") {
+      if (r.kind == "definer_view_owner" || r.kind == "view_read" || r.kind == "row_filter" ||
+          r.kind == "creation_restricted") {
         if (r.kind == "creation_restricted") {
           out << "  withheld OWNERSHIP of " << r.object << " on Trino: " << r.reason << "\n";
           continue;

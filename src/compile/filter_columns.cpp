@@ -1,5 +1,7 @@
 #include "tagwarden/compile/filter_columns.h"
 
+#include <algorithm>
+
 namespace tw {
 
 namespace {
@@ -23,6 +25,23 @@ std::set<std::string> filter_columns(const nlohmann::json& condition) {
   std::set<std::string> out;
   collect(condition, out);
   return out;
+}
+
+std::optional<std::string> refused_filter_column(const Access& access) {
+  if (access.row_filter.empty() || access.denied_columns.empty()) return std::nullopt;
+  for (const auto& c : filter_columns(nlohmann::json::parse(access.row_filter))) {
+    if (std::binary_search(access.denied_columns.begin(), access.denied_columns.end(), c)) return c;
+  }
+  return std::nullopt;
+}
+
+bool reads_column(const std::vector<AccessClass>& classes, std::size_t user, const std::string& column) {
+  for (const auto& cls : classes) {
+    if (!std::binary_search(cls.users->begin(), cls.users->end(), user)) continue;
+    const auto& denied = cls.access.denied_columns;
+    return cls.access.privileges.has(Privilege::Select) && !std::binary_search(denied.begin(), denied.end(), column);
+  }
+  return false;
 }
 
 }  // namespace tw

@@ -4,6 +4,7 @@
 
 #include "../engines/trino/expressions.h"
 #include "tagwarden/compile/explain.h"
+#include "tagwarden/compile/filter_columns.h"
 
 #include <algorithm>
 #include <set>
@@ -167,6 +168,31 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                    profile.name, names});
   }
   if (profile.engine != Engine::Trino) return out;
+  // The compiler keeps MODEL's answer (only the column refused) and says in the class's reasons
+  // that Trino refuses more: the operator should hear of it without running explain per user.
+  std::vector<std::string> filter_refused;  // "object (N users)"
+  std::set<std::string> filter_refused_users;
+  for (const auto& op : ps.objects) {
+    std::size_t users = 0;
+    for (const auto& cls : op.classes) {
+      const bool refused = std::any_of(cls.reasons.begin(), cls.reasons.end(),
+                                       [](const std::string& r) { return r.rfind(kFilterRefusesObject, 0) == 0; });
+      if (!refused) continue;
+      users += cls.users->size();
+      for (std::size_t u : *cls.users) filter_refused_users.insert(ps.users[u].engine_name);
+    }
+    if (users) filter_refused.push_back(op.engine_name.str() + " (" + std::to_string(users) + " users)");
+  }
+  if (!filter_refused.empty()) {
+    out.push_back({Severity::Warning, "trino_row_filter_refuses_object",
+                   std::to_string(filter_refused_users.size()) + " users on profile " + profile.name +
+                       " are refused every query of " + join_some(filter_refused) +
+                       " on Trino: a row filter applying to them reads a column they may not read, and the object "
+                       "has no owner who may read it to run the filter as (Trino checks the columns a filter reads "
+                       "as the identity it runs as). Name an owner who may read the column, or filter on columns "
+                       "they may read; explain shows who",
+                   profile.name, std::vector<std::string>(filter_refused_users.begin(), filter_refused_users.end())});
+  }
   // On Trino a DEFINER view reads its bases as its owner, and so does a materialized view: what
   // the owner may not read of a base, nobody reads through the view. Judged on the compiled
   // decisions, so gates, deny policies and missing grants are all seen.

@@ -116,3 +116,59 @@ TEST_CASE("without an owner, a row filter reading a refused column keeps the rea
   REQUIRE(eu != nullptr);
   CHECK_FALSE(eu->access.filter_as.has_value());
 }
+
+namespace {
+
+std::size_t refusals_of_kind(const tw::Explanation& e, const std::string& kind) {
+  std::size_t n = 0;
+  for (const auto& p : e.profiles)
+    for (const auto& r : p.refusals) n += r.kind == kind && r.whole_object;
+  return n;
+}
+
+const tw::Finding* finding(const tw::ProfileCompile& pc, const std::string& code) {
+  for (const auto& f : pc.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a row filter nobody may run in the reader's place is reported: Trino refuses the whole object",
+          "[compiler][policies][findings]") {
+  // No owner; an owner refused the filtered column too; an owner who may read it.
+  struct Case {
+    std::string owner_line;
+    bool refused;
+  };
+  for (const Case& c : {Case{"", true}, Case{"owner: hidden,", true}, Case{"owner: etl_svc,", false}}) {
+    INFO("owner line: " << c.owner_line);
+    auto m = model_of(snapshot(c.owner_line));
+    const tw::ProfileCompile pc = tw::compile_profile(*m, trino_profile({"c"}));
+    REQUIRE(pc.policy_set.has_value());
+    const tw::Finding* f = finding(pc, "trino_row_filter_refuses_object");
+    CHECK((f != nullptr) == c.refused);
+    if (f) {
+      CHECK(f->severity == tw::Severity::Warning);
+      CHECK(f->subjects == std::vector<std::string>{"eu", "hidden"});
+      CHECK_THAT(f->message, Catch::Contains("every query of c.s.t (2 users)"));
+    }
+    const auto explained = [&](const std::string& user) {
+      return tw::explain_user(*m, {*pc.policy_set}, user, {{tw::Engine::Trino, tw::trino::enforced_expressions}});
+    };
+    CHECK(refusals_of_kind(explained("eu"), "row_filter") == (c.refused ? 1u : 0u));
+    CHECK(refusals_of_kind(explained("cleared_eu"), "row_filter") == 0);  // reads region: runs as the reader
+    // MODEL's decision is unchanged: only the column is refused, the filter applies.
+    const auto* eu = find_access(object(*pc.policy_set, "c.s.t"), user_index(*m, "eu"));
+    REQUIRE(eu != nullptr);
+    CHECK(eu->access.denied_columns == std::vector<std::string>{"region"});
+    CHECK_FALSE(eu->access.row_filter.empty());
+  }
+  // StarRocks evaluates row access policies itself: nothing to report there.
+  auto m = model_of(snapshot(""));
+  tw::Profile sr = trino_profile({"c"});
+  sr.engine = tw::Engine::StarRocks;
+  const tw::ProfileCompile pc = tw::compile_profile(*m, sr);
+  REQUIRE(pc.policy_set.has_value());
+  CHECK(finding(pc, "trino_row_filter_refuses_object") == nullptr);
+}
