@@ -59,7 +59,7 @@ class ProfileCompiler {
     restrict_creation(ps);
     decide_objects(ps, out);
     build_unlisted(ps);
-    for (auto& e : policy_limit_errors(p_, ps)) out.errors.push_back(std::move(e));
+    for (auto& e : policy_limit_errors(m_, p_, ps)) out.errors.push_back(std::move(e));
     if (out.errors.empty()) {  // a failed profile publishes nothing: findings about its rules would mislead
       for (auto& f : profile_findings(m_, p_, ps, unsatisfiable_)) out.findings.push_back(std::move(f));
     }

@@ -14,8 +14,9 @@
 namespace tw {
 
 // StarRocks enforces a gate with one policy per tagged column and one per
-// tagged object. Over the limit the profile fails whole: never truncated.
-std::vector<std::string> policy_limit_errors(const Profile& profile, const PolicySet& ps) {
+// tagged object, and so a mask or row filter scoped to a tag. Over the limit the profile fails
+// whole: never truncated.
+std::vector<std::string> policy_limit_errors(const Model& model, const Profile& profile, const PolicySet& ps) {
   std::vector<std::string> errors;
   if (profile.engine != Engine::StarRocks) return errors;
   std::map<std::string, std::size_t> count;
@@ -23,6 +24,24 @@ std::vector<std::string> policy_limit_errors(const Profile& profile, const Polic
     for (const auto& t : op.object_gates) count[t]++;
     for (const auto& [col, tags] : op.column_gates) {
       for (const auto& t : tags) count[t]++;
+    }
+  }
+  // Tags that gate nothing but scope an enabled mask or row filter, counted the same way: the
+  // objects carrying one whole (own or through their bases), else their columns carrying it.
+  std::set<std::string> scoped;
+  for (const auto& p : model.snapshot->policies) {
+    if (p.enabled && p.type != PolicyType::Deny && p.scope.kind == PolicyScope::Kind::Tag && !count.count(p.scope.name))
+      scoped.insert(p.scope.name);
+  }
+  for (const auto& tag : scoped) {
+    for (const auto& op : ps.objects) {
+      if (model.object_tags[op.object].count(tag)) {
+        count[tag]++;
+        continue;
+      }
+      for (const auto& c : model.object(op.object).columns) {
+        if (std::find(c.tags.begin(), c.tags.end(), tag) != c.tags.end()) count[tag]++;
+      }
     }
   }
   for (const auto& [tag, n] : count) {

@@ -16,7 +16,7 @@ namespace tw {
 
 /// Errors that fail the profile whole: a StarRocks profile needing more policies for one
 /// tag than max_policies_per_tag. Empty for Trino.
-std::vector<std::string> policy_limit_errors(const Profile& profile, const PolicySet& ps);
+std::vector<std::string> policy_limit_errors(const Model& model, const Profile& profile, const PolicySet& ps);
 
 /// Row filters that leave users no rows (`unsatisfiable`: policy -> user names), users who
 /// may not create materialized views (Trino), and DEFINER views whose owner is not cleared (Trino).

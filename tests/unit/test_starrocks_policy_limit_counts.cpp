@@ -2,7 +2,8 @@
 // profile; over `max_policies_per_tag` the profile fails whole, naming the tag, the count and the
 // limit. docs/starrocks.md says what is counted: the tag's columns plus the objects carrying it
 // whole that the profile sees, views and materialized views carrying it from their bases
-// included; a tag that gates nothing in the engines is not counted. The per-tag limit test counts
+// included; a tag that gates nothing in the engines is not counted unless a mask or row filter is
+// scoped to it. The per-tag limit test counts
 // columns only; these cases pin the rest of what is counted (traceability audit).
 
 #include <catch2/catch.hpp>
@@ -65,4 +66,29 @@ TEST_CASE("tags that gate nothing in the engines need no StarRocks policy and ar
   const tw::ProfileCompile pc = tw::compile_profile(*model_of(kSnapshot), starrocks(1));
   REQUIRE(pc.errors.size() == 1);
   CHECK_THAT(pc.errors[0], Catch::StartsWith("classification T needs 3"));
+}
+
+TEST_CASE("a tag that gates nothing but scopes a mask or row filter is counted: it needs a policy per column",
+          "[starrocks][limit]") {
+  // U (no clearance) on 3 columns of c.s.m: a mask scoped to U makes 3 masking policies. A deny
+  // scoped to G makes none (StarRocks withholds the privileges), nor does a disabled mask.
+  for (const std::string& policy : {std::string("{name: m, type: column_mask, mask: full, scope: {tag: U}}"),
+                                    std::string("{name: f, type: row_filter, scope: {tag: U}, condition: {true: "
+                                                "true}}")}) {
+    INFO(policy);
+    const auto m = model_of(kSnapshot + "policies:\n  - " + policy + "\n");
+    const tw::ProfileCompile over = tw::compile_profile(*m, starrocks(2));
+    REQUIRE(over.errors.size() == 2);  // T (3) and U (3)
+    CHECK_THAT(over.errors[1], Catch::StartsWith("classification U needs 3 StarRocks policies"));
+    CHECK(tw::compile_profile(*m, starrocks(3)).errors.empty());
+  }
+  for (const std::string& policy :
+       {std::string("{name: d, type: deny, scope: {tag: G}}"),
+        std::string("{name: m, enabled: false, type: column_mask, mask: full, scope: {tag: U}}")}) {
+    INFO(policy);
+    const auto m = model_of(kSnapshot + "policies:\n  - " + policy + "\n");
+    const tw::ProfileCompile pc = tw::compile_profile(*m, starrocks(2));
+    REQUIRE(pc.errors.size() == 1);
+    CHECK_THAT(pc.errors[0], Catch::StartsWith("classification T needs 3"));
+  }
 }
