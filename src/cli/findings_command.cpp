@@ -16,6 +16,8 @@ int run_findings(const std::vector<std::string>& args) {
   warning user_map_unknown_user           a user_map entry names a user not in the snapshot
   warning profile_catalog_without_objects a profile catalog holds no object of the snapshot (a typo?)
   warning row_filter_unsatisfiable        a row filter no row satisfies for some users (they see none)
+  warning trino_row_filter_refuses_object a row filter reads a column its reader may not read and no owner
+                                          may run it in their place: Trino refuses them the whole object
   info    materialized_view_restriction   users who may not create MVs (on Trino, nor tables/views)
   warning clearance_withholds_reads_only  withhold_writes: false: the uncleared keep their writes
   warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino; DEFINER views
@@ -25,7 +27,7 @@ int run_findings(const std::vector<std::string>& args) {
   warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
   warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
   warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
-  info    starrocks_roles_capped          atom roles hold grants they cannot inherit within max_roles_per_user
+  info    starrocks_roles_capped          atom roles over max_roles_per_user inherit through bundle roles
   error   profile_failed                  a profile that could not be compiled, with why
 and, only from `plan --dsn` / `apply` against a live StarRocks server:
   warning starrocks_drift                 grants made outside tagwarden give a user more than allowed
