@@ -161,19 +161,16 @@ void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, P
 void explain_filter_refusals(const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
   for (const auto& op : ps.objects) {
     const AccessClass* mine = op.class_of(user);
-    if (!mine) continue;
-    for (const auto& reason : mine->reasons) {
-      if (reason.rfind(kFilterRefusesObject, 0) != 0) continue;
-      Refusal r;
-      r.object = op.engine_name.str();
-      r.has_grant = true;
-      r.whole_object = true;
-      r.kind = "row_filter";
-      r.reason = "every query of it fails" + reason.substr(std::string_view(kFilterRefusesObject).size()) +
-                 " (Trino checks the columns a filter reads as the identity it runs as)";
-      pe.refusals.push_back(std::move(r));
-      break;
-    }
+    const std::string* reason = mine ? filter_refusal(*mine) : nullptr;
+    if (!reason) continue;
+    Refusal r;
+    r.object = op.engine_name.str();
+    r.has_grant = true;
+    r.whole_object = true;
+    r.kind = "row_filter";
+    r.reason = "every query of it fails" + reason->substr(std::string_view(kFilterRefusesObject).size()) +
+               " (Trino checks the columns a filter reads as the identity it runs as)";
+    pe.refusals.push_back(std::move(r));
   }
 }
 

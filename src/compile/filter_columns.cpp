@@ -35,6 +35,13 @@ std::optional<std::string> refused_filter_column(const Access& access) {
   return std::nullopt;
 }
 
+const std::string* filter_refusal(const AccessClass& cls) {
+  for (const auto& reason : cls.reasons) {
+    if (reason.rfind(kFilterRefusesObject, 0) == 0) return &reason;
+  }
+  return nullptr;
+}
+
 bool reads_column(const std::vector<AccessClass>& classes, std::size_t user, const std::string& column) {
   for (const auto& cls : classes) {
     if (!std::binary_search(cls.users->begin(), cls.users->end(), user)) continue;

@@ -194,9 +194,7 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
   for (const auto& op : ps.objects) {
     std::size_t users = 0;
     for (const auto& cls : op.classes) {
-      const bool refused = std::any_of(cls.reasons.begin(), cls.reasons.end(),
-                                       [](const std::string& r) { return r.rfind(kFilterRefusesObject, 0) == 0; });
-      if (!refused) continue;
+      if (!filter_refusal(cls)) continue;
       users += cls.users->size();
       for (std::size_t u : *cls.users) filter_refused_users.insert(ps.users[u].engine_name);
     }

@@ -23,6 +23,9 @@ std::optional<std::string> refused_filter_column(const Access& access);
 /// nobody may run it in their place: Trino then refuses them every query of the object.
 inline constexpr const char* kFilterRefusesObject = "on Trino every query of the object is refused to them";
 
+/// That reason of `cls`, if it has it (findings and explain read it).
+const std::string* filter_refusal(const AccessClass& cls);
+
 /// Whether `user` holds SELECT with `column` not refused, per an object's access classes: whom a
 /// row filter may run as on Trino.
 bool reads_column(const std::vector<AccessClass>& classes, std::size_t user, const std::string& column);
