@@ -602,6 +602,11 @@ bool any_policy_reaches(const Model& m, std::size_t object) {
   return false;
 }
 
+std::size_t reached_parts(const Model& m, std::size_t object, const Policy& p) {
+  const ScopeReach reach = scope_reach(m, object, p);
+  return reach.whole_object ? 1 : reach.columns.size();
+}
+
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
                                            PolicyReasons reasons) {
   std::vector<PolicyDecision> out;

@@ -3,6 +3,7 @@
 #include "definer_views.h"
 
 #include "../engines/trino/expressions.h"
+#include "tagwarden/compile/access_policies.h"
 #include "tagwarden/compile/explain.h"
 #include "tagwarden/compile/filter_columns.h"
 
@@ -26,22 +27,16 @@ std::vector<std::string> policy_limit_errors(const Model& model, const Profile& 
       for (const auto& t : tags) count[t]++;
     }
   }
-  // Tags that gate nothing but scope an enabled mask or row filter, counted the same way: the
-  // objects carrying one whole (own or through their bases), else their columns carrying it.
-  std::set<std::string> scoped;
+  // Tags that gate nothing but scope an enabled mask or row filter, counted as their policy
+  // reaches: the objects carrying one whole (own or through their bases), else its columns.
+  std::map<std::string, const Policy*> scoped;
   for (const auto& p : model.snapshot->policies) {
     if (p.enabled && p.type != PolicyType::Deny && p.scope.kind == PolicyScope::Kind::Tag && !count.count(p.scope.name))
-      scoped.insert(p.scope.name);
+      scoped.emplace(p.scope.name, &p);
   }
-  for (const auto& tag : scoped) {
+  for (const auto& [tag, policy] : scoped) {
     for (const auto& op : ps.objects) {
-      if (model.object_tags[op.object].count(tag)) {
-        count[tag]++;
-        continue;
-      }
-      for (const auto& c : model.object(op.object).columns) {
-        if (std::find(c.tags.begin(), c.tags.end(), tag) != c.tags.end()) count[tag]++;
-      }
+      if (const std::size_t n = reached_parts(model, op.object, *policy)) count[tag] += n;
     }
   }
   for (const auto& [tag, n] : count) {

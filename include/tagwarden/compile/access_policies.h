@@ -36,6 +36,10 @@ enum class PolicyReasons { Short, WithRoles };
 /// model only (build_model keeps the answer per object: Model::policy_reached).
 bool any_policy_reaches(const Model& m, std::size_t object);
 
+/// The parts of the object the policy's scope reaches, as StarRocks counts policies: 1 for the
+/// whole object (its own tags or its bases'), else one per column reached, 0 when out of scope.
+std::size_t reached_parts(const Model& m, std::size_t object, const Policy& p);
+
 /// Every enabled policy whose scope reaches the object, judged for `user`.
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
                                            PolicyReasons reasons = PolicyReasons::Short);

@@ -17,9 +17,9 @@ class Runner {
   void run(const std::vector<Statement>& statements) {
     std::string catalog(kInternalCatalog);
     for (const auto& s : statements) {
-      if (auto target = catalog_switch(plan_.dialect, catalog, s)) {
-        if (!execute(sql::set_catalog(*target), s.phase, false)) return;
-        catalog = *target;
+      if (switches_catalog(plan_.dialect, catalog, s.catalog)) {
+        if (!execute(sql::set_catalog(s.catalog), s.phase, false)) return;
+        catalog = s.catalog;
       }
       if (!execute(s.sql, s.phase, true)) return;
     }

@@ -399,9 +399,8 @@ std::vector<Finding> diff_findings(const Plan& plan, const LiveState& live) {
   return out;
 }
 
-std::optional<std::string> catalog_switch(Dialect dialect, const std::string& current, const Statement& s) {
-  if (dialect != Dialect::StarRocks || s.catalog.empty() || s.catalog == current) return std::nullopt;
-  return s.catalog;
+bool switches_catalog(Dialect dialect, std::string_view current, std::string_view catalog) {
+  return dialect == Dialect::StarRocks && !catalog.empty() && catalog != current;
 }
 
 nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements) {

@@ -49,7 +49,7 @@ std::string nothing_to_do(const Plan& plan) {
 }
 
 // Writes statements as statements_text does: a phase comment when the phase changes, SET CATALOG
-// when the statement's catalog is not the session's (catalog_switch).
+// when the statement's catalog is not the session's (switches_catalog, as apply runs them).
 class ScriptWriter {
  public:
   ScriptWriter(std::string& out, Dialect d) : out_(out), d_(d) {}
@@ -62,7 +62,7 @@ class ScriptWriter {
       out_ += "\n";
       phase_ = phase;
     }
-    if (d_ == Dialect::StarRocks && !catalog.empty() && catalog != catalog_) {
+    if (switches_catalog(d_, catalog_, catalog)) {
       catalog_ = catalog;
       out_ += sql::set_catalog(catalog_);
       out_ += ";\n";

@@ -246,7 +246,8 @@ std::size_t empty_server_statements(const Plan& plan);
 
 nlohmann::json statements_json(const Plan& plan, const std::vector<Statement>& statements);
 
-/// The catalog switch to run before `s` when the session is in `current` (nullopt: none needed).
-std::optional<std::string> catalog_switch(Dialect dialect, const std::string& current, const Statement& s);
+/// Whether a statement of `catalog` needs SET CATALOG first when the session is in `current`: only
+/// on StarRocks, and only for statements that name a catalog (roles and users are global).
+bool switches_catalog(Dialect dialect, std::string_view current, std::string_view catalog);
 
 }  // namespace tw::starrocks
