@@ -260,11 +260,28 @@ class ProfileCompiler {
     MemoKeys keys(m_, p_, grants_, policy_keys_->of_user, policy_keys_->text);
     memo->context = keys.context(ps, catalog_names_);
     memo->grants = keys.grants();
-    std::unordered_map<std::string_view, std::size_t> before;
-    if (previous_ && previous_->context == memo->context) {
-      for (std::size_t i = 0; i < previous_->object_digests.size(); ++i)
-        before.emplace(previous_->object_digests[i], i);
-    }
+    // The last compile's decision for the same inputs: looked for where the object was (objects
+    // seldom move), then by digest. A miss only decides the object again, so the index of every
+    // digest, a tenth of this step at L, is made only once several objects were not where they were.
+    const std::vector<std::string>* previous_digests =
+        previous_ && previous_->context == memo->context ? &previous_->object_digests : nullptr;
+    std::optional<std::unordered_map<std::string_view, std::size_t>> before;
+    std::size_t misplaced = 0;
+    const auto reusable = [&](std::size_t position, const std::string& digest) -> std::optional<std::size_t> {
+      if (!previous_digests) return std::nullopt;
+      const auto& last = *previous_digests;
+      for (const std::size_t k : {position, position + 1, position - 1}) {
+        if (k < last.size() && last[k] == digest) return k;
+      }
+      if (++misplaced <= kMisplacedBeforeIndex) return std::nullopt;
+      if (!before) {
+        before.emplace();
+        before->reserve(last.size());
+        for (std::size_t i = 0; i < last.size(); ++i) before->emplace(last[i], i);
+      }
+      if (auto it = before->find(digest); it != before->end()) return it->second;
+      return std::nullopt;
+    };
     memo->object_order = std::move(object_order_);
     memo->object_digests.reserve(ps.objects.size());
     std::string restricted_key;  // read by objects where a covering grant gives OWNERSHIP
@@ -274,7 +291,8 @@ class ProfileCompiler {
       for (std::size_t u : ps.create_restricted) d.add(std::uint64_t(u));
       restricted_key = d.finish();
     }
-    for (auto& op : ps.objects) {
+    for (std::size_t position = 0; position < ps.objects.size(); ++position) {
+      ObjectPolicy& op = ps.objects[position];
       const std::vector<std::size_t> covering = covering_grants(op.engine_name);
       const bool owned = !restricted_key.empty() && std::any_of(covering.begin(), covering.end(), [&](std::size_t g) {
         return grants_[g].privileges.has(Privilege::Ownership);
@@ -285,9 +303,9 @@ class ProfileCompiler {
       memo->object_digests.push_back(
           keys.object(op, covering, gated, reached, owners, owned ? std::string_view(restricted_key) : ""));
       std::vector<std::pair<std::string, std::vector<std::string>>> unsatisfiable;
-      if (auto it = before.find(memo->object_digests.back()); it != before.end()) {
-        op.classes = previous_->classes[it->second];
-        unsatisfiable = previous_->unsatisfiable[it->second];
+      if (const auto k = reusable(position, memo->object_digests.back())) {
+        op.classes = previous_->classes[*k];
+        unsatisfiable = previous_->unsatisfiable[*k];
         ++out.reused_objects;
       } else {
         object_unsatisfiable_.clear();
@@ -653,7 +671,8 @@ class ProfileCompiler {
   std::map<std::string, std::set<std::string>> unsatisfiable_;             // policy -> users for whom it means no rows
   std::map<std::string, std::set<std::string>> object_unsatisfiable_;      // the same, for the object being decided
   const CompileMemo* previous_ = nullptr;
-  std::vector<std::size_t> object_order_;  // collect_objects' order, for the memo
+  static constexpr std::size_t kMisplacedBeforeIndex = 16;  // objects decided again before the digests are indexed
+  std::vector<std::size_t> object_order_;                   // collect_objects' order, for the memo
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "tagwarden/util/text.h"
 
@@ -86,39 +87,43 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
     std::set<std::string> kinds;
   };
   std::map<std::string, AsNull> as_null;  // engine column name c.s.t.col -> its type and the masks' kinds
-  for (const auto& op : ps.objects) {
-    for (const auto& cls : op.classes) {
-      for (const auto& mk : cls.access.masks) {
-        if (enforced_mask(profile.engine, mk).enforced_kind == mk.kind) continue;
-        AsNull& a = as_null[op.engine_name.str() + "." + mk.column];
-        a.type = mk.type;
-        a.kinds.insert(to_string(mk.kind));
-      }
-    }
-  }
   // A type Trino cannot spell (largeint, decimal(40,2), a name of another engine) makes the mask's
   // typed NULL a cast Trino refuses: every query reading the column fails, closed, but the author
   // should hear why before users do.
-  if (profile.engine == Engine::Trino) {
-    std::set<std::string> unknown;
-    for (const auto& op : ps.objects) {
-      for (const auto& cls : op.classes) {
-        for (const auto& mk : cls.access.masks) {
-          if (!trino::known_trino_type(mk.type))
-            unknown.insert(op.engine_name.str() + "." + mk.column + " (" + mk.type + ")");
+  std::set<std::string> unknown;
+  // Most classes of an object carry the same masks: each mask is rendered once (enforced_mask
+  // writes its expression), each type looked up once.
+  std::unordered_map<std::string, bool> enforced_as_null;  // column, type, kind, visible characters
+  std::unordered_map<std::string, bool> known_type;
+  std::string key;
+  for (const auto& op : ps.objects) {
+    for (const auto& cls : op.classes) {
+      for (const auto& mk : cls.access.masks) {
+        key.assign(mk.column).append(1, '\0').append(mk.type).append(1, '\0');
+        key.append(std::to_string(static_cast<int>(mk.kind))).append(1, ':').append(std::to_string(mk.visible_chars));
+        auto [as, fresh] = enforced_as_null.try_emplace(key, false);
+        if (fresh) as->second = enforced_mask(profile.engine, mk).enforced_kind != mk.kind;
+        if (as->second) {
+          AsNull& a = as_null[op.engine_name.str() + "." + mk.column];
+          a.type = mk.type;
+          a.kinds.insert(to_string(mk.kind));
         }
+        if (profile.engine != Engine::Trino) continue;
+        auto [known, new_type] = known_type.try_emplace(mk.type, false);
+        if (new_type) known->second = trino::known_trino_type(mk.type).has_value();
+        if (!known->second) unknown.insert(op.engine_name.str() + "." + mk.column + " (" + mk.type + ")");
       }
     }
-    if (!unknown.empty()) {
-      const std::vector<std::string> listed(unknown.begin(), unknown.end());
-      out.push_back({Severity::Warning, "trino_mask_type_unknown",
-                     std::to_string(listed.size()) + " masked columns on profile " + profile.name +
-                         " have a type Trino has no name for: " + join_some(listed) +
-                         "; their masks cast to it, which Trino refuses, so every query reading them fails. Give "
-                         "the column's Trino type in the snapshot (e.g. boolean, integer, decimal(38,2), "
-                         "timestamp(6))",
-                     profile.name, listed});
-    }
+  }
+  if (!unknown.empty()) {
+    const std::vector<std::string> listed(unknown.begin(), unknown.end());
+    out.push_back({Severity::Warning, "trino_mask_type_unknown",
+                   std::to_string(listed.size()) + " masked columns on profile " + profile.name +
+                       " have a type Trino has no name for: " + join_some(listed) +
+                       "; their masks cast to it, which Trino refuses, so every query reading them fails. Give "
+                       "the column's Trino type in the snapshot (e.g. boolean, integer, decimal(38,2), "
+                       "timestamp(6))",
+                   profile.name, listed});
   }
   if (!as_null.empty()) {
     std::vector<std::string> columns, listed;
