@@ -270,7 +270,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
   }
   std::shared_ptr<const void> retired_read;  // freed once every profile is served
   if (fetch.status == SourceFetch::Status::Changed) {
-    SnapshotLoader::Result loaded = snapshot_loader_.load(fetch.body);
+    SnapshotLoader::Result loaded = snapshot_loader_.load(std::move(fetch.body));
     retired_read = std::move(loaded.retired);
     end_phase("parse");
     if (loaded.snapshot) {

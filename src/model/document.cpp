@@ -437,7 +437,7 @@ DocumentParse parse_document(std::string_view text) {
   return DocumentParser::yaml(text);
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::size_t spare_capacity) {
   // Read straight into the string: a stringstream copies a large snapshot twice (5 % of a compile at M).
   std::error_code ec;
   // A directory opens, and its "size" would be allocated: say what it is instead.
@@ -447,6 +447,7 @@ std::string read_file(const std::string& path) {
   std::string out;
   const std::streamoff size = in.tellg();
   if (size > 0) {
+    out.reserve(static_cast<std::size_t>(size) + spare_capacity);
     out.resize(static_cast<std::size_t>(size));
     in.seekg(0);
     in.read(out.data(), size);
@@ -457,6 +458,7 @@ std::string read_file(const std::string& path) {
   rest << in.rdbuf();
   if (in.bad()) throw std::runtime_error("cannot read " + path);
   out += rest.str();
+  if (out.capacity() < out.size() + spare_capacity) out.reserve(out.size() + spare_capacity);
   return out;
 }
 

@@ -144,10 +144,19 @@ std::optional<std::vector<std::pair<std::string_view, std::string_view>>> top_me
 
 }  // namespace
 
+const std::size_t SnapshotLoader::kSpareCapacity = simdjson::SIMDJSON_PADDING;
+
 SnapshotLoader::Result SnapshotLoader::load(std::string_view text) {
   std::string padded;
-  padded.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  padded.reserve(text.size() + kSpareCapacity);
   padded.assign(text);
+  return load(std::move(padded));
+}
+
+SnapshotLoader::Result SnapshotLoader::load(std::string&& owned) {
+  std::string padded = std::move(owned);
+  if (padded.capacity() < padded.size() + kSpareCapacity) padded.reserve(padded.size() + kSpareCapacity);
+  const std::string_view text = padded;  // the string's buffer moves with it into the base
   Layout layout;
   std::optional<Layout> found;
   if (auto members = top_members(reader_->parser, padded, layout.entries)) {

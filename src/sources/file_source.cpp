@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "tagwarden/model/document.h"
+#include "tagwarden/model/snapshot_loader.h"
 
 namespace tw {
 
@@ -25,7 +26,7 @@ SourceFetch FileSource::fetch() {
   out.attempts = 1;
   const std::string before = stamp();
   try {
-    std::string body = read_file(path_);
+    std::string body = read_file(path_, SnapshotLoader::kSpareCapacity);  // parsed where it is read
     last_stamp_ = before;
     if (last_content_.same_as_last(body)) {
       out.status = SourceFetch::Status::Unchanged;

@@ -27,7 +27,8 @@ struct DocumentParse {
 /// with one error per string (key or value) naming its path.
 DocumentParse parse_document(std::string_view text);
 
-/// Reads a whole file; throws std::runtime_error naming the path on failure.
-std::string read_file(const std::string& path);
+/// Reads a whole file; throws std::runtime_error naming the path on failure. The string has at
+/// least `spare_capacity` bytes of capacity past its end (SnapshotLoader::kSpareCapacity).
+std::string read_file(const std::string& path, std::size_t spare_capacity = 0);
 
 }  // namespace tw
