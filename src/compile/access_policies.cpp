@@ -684,8 +684,10 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
       ua.reasons.push_back("rows filtered by " + d.policy + (d.unsatisfiable ? " (cannot be satisfied: no rows)" : ""));
     }
   }
+  const PolicyDecision* unplaceable = nullptr;  // a mask of the whole object, which lists no column to put it on
   for (const auto& d : decisions) {
     if (!d.applies || d.type != PolicyType::ColumnMask) continue;
+    if (d.whole_object && d.columns.empty() && !unplaceable) unplaceable = &d;
     for (const auto& c : d.columns) {
       // A clearance or deny refusal beats any mask: the column is not read at all.
       if (std::find(a.denied_columns.begin(), a.denied_columns.end(), c) != a.denied_columns.end()) continue;
@@ -723,6 +725,13 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
       ua.reasons.push_back("DELETE withheld: " + d.policy + " applies (TRUNCATE TABLE ignores row filters)");
       break;
     }
+  }
+  // The engines mask by column name, and the snapshot names none: the mask would reach nothing,
+  // and a view's engine columns would pass its bases' values on unmasked. Fail closed.
+  if (unplaceable && a.privileges.has(Privilege::Select)) {
+    a.privileges.remove(Privilege::Select);
+    ua.reasons.push_back(std::string(kMaskWithoutColumns) + ": mask policy " + unplaceable->policy + " masks all of " +
+                         op.engine_name.str() + ", whose columns the snapshot does not list");
   }
   if (!a.privileges.has(Privilege::Select)) {
     a.denied_columns.clear();

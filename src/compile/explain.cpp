@@ -174,6 +174,27 @@ void explain_filter_refusals(const PolicySet& ps, std::size_t user, ProfileExpla
   }
 }
 
+// A mask of the whole object on an object that lists no columns (apply_policy_decisions): the
+// engines mask by column name, so SELECT is withheld instead, on every engine.
+void explain_unplaceable_masks(const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
+  for (const auto& op : ps.objects) {
+    const AccessClass* mine = op.class_of(user);
+    if (!mine) continue;
+    for (const auto& reason : mine->reasons) {
+      if (reason.rfind(kMaskWithoutColumns, 0) != 0) continue;
+      Refusal r;
+      r.object = op.engine_name.str();
+      r.has_grant = true;
+      r.whole_object = true;
+      r.kind = "mask_without_columns";
+      r.withheld = {"SELECT"};
+      r.reason = reason;
+      pe.refusals.push_back(std::move(r));
+      break;
+    }
+  }
+}
+
 // The user's clearances and notes: the part of an explanation no profile changes.
 Explanation explain_clearances(const Model& m, const std::string& name, std::size_t& user) {
   auto it = m.user_index.find(name);
@@ -245,6 +266,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
     }
     pe.refusals.push_back(std::move(r));
   }
+  explain_unplaceable_masks(ps, user, pe);
   if (ps.engine == Engine::StarRocks) explain_starrocks(ps, user, profiles, pe);
   if (ps.engine == Engine::Trino) {
     explain_view_reads(m, ps, user, pe);
@@ -422,6 +444,10 @@ std::string to_text(const Explanation& e) {
           continue;
         }
         out << "  refused " << r.object << (r.whole_object ? "" : " in part") << " on Trino: " << r.reason << "\n";
+        continue;
+      }
+      if (r.kind == "mask_without_columns") {
+        out << "  refused " << r.object << ": " << r.reason << "\n";
         continue;
       }
       out << "  refused "

@@ -186,6 +186,30 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                        "restrict_materialized_views: false to lift the restriction)",
                    profile.name, names});
   }
+  // A mask of the whole object on an object that lists no columns: its users lose SELECT there.
+  std::vector<std::string> unmasked_objects;
+  std::set<std::string> unmasked_users;
+  for (const auto& op : ps.objects) {
+    bool any = false;
+    for (const auto& cls : op.classes) {
+      const bool withheld = std::any_of(cls.reasons.begin(), cls.reasons.end(),
+                                        [](const std::string& r) { return r.rfind(kMaskWithoutColumns, 0) == 0; });
+      if (!withheld) continue;
+      any = true;
+      for (std::size_t u : *cls.users) unmasked_users.insert(ps.users[u].engine_name);
+    }
+    if (any) unmasked_objects.push_back(op.engine_name.str());
+  }
+  if (!unmasked_objects.empty()) {
+    out.push_back({Severity::Warning, "mask_without_columns",
+                   std::to_string(unmasked_objects.size()) + " objects on profile " + profile.name +
+                       " are masked whole by an access policy but the snapshot lists none of their columns: " +
+                       join_some(unmasked_objects) + ". The engines mask by column name, so the " +
+                       std::to_string(unmasked_users.size()) +
+                       " users the mask applies to lose SELECT on them instead (fail closed). List the columns "
+                       "in the snapshot (a view's too: with no column lineage every column of it is masked)",
+                   profile.name, unmasked_objects});
+  }
   if (profile.engine != Engine::Trino) return out;
   // The compiler keeps MODEL's answer (only the column refused) and says in the class's reasons
   // that Trino refuses more: the operator should hear of it without running explain per user.

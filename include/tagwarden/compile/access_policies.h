@@ -44,6 +44,10 @@ std::size_t reached_parts(const Model& m, std::size_t object, const Policy& p);
 std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& op, std::size_t user,
                                            PolicyReasons reasons = PolicyReasons::Short);
 
+/// How the reason starts when a mask applies to the whole object and the snapshot lists none of
+/// its columns: the engines mask by column name, so its users lose SELECT instead (fail closed).
+inline constexpr const char* kMaskWithoutColumns = "SELECT withheld: no column to mask";
+
 /// Folds the decisions into `ua.access` (which already reflects clearances) and its reasons.
 void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const ObjectPolicy& op, UserAccess& ua);
 

@@ -30,7 +30,8 @@ struct Refusal {
   /// (any other read Trino refuses while it expands the view: a materialized view's owner, a view
   /// nested in it, a SECURITY INVOKER view's reader; see reason), "creation_restricted" (Trino:
   /// OWNERSHIP of a listed object withheld from a user not cleared for every gated tag of the
-  /// profile, restrict_materialized_views; no gate of the object is involved).
+  /// profile, restrict_materialized_views; no gate of the object is involved), "mask_without_columns"
+  /// (any engine: a mask of the whole object, which lists no columns to mask: SELECT withheld).
   std::string kind = "clearance";
   std::string object;                 ///< engine name
   bool whole_object = false;          ///< a gate on the object (own or inherited)
@@ -39,7 +40,7 @@ struct Refusal {
   bool has_grant = false;             ///< whether grants would otherwise give access
   std::vector<std::string> withheld;  ///< privileges removed by the gates (and by the engine's translation)
   std::string engine_note;            ///< why the engine withholds more than the PolicySet (StarRocks coarsening)
-  std::string reason;                 ///< definer_view_owner, view_read, creation_restricted: why the engine refuses it
+  std::string reason;  ///< definer_view_owner, view_read, creation_restricted, mask_without_columns: why it is refused
 };
 
 /// One effective mask as the engine enforces it: hash, partial and full masks are string

@@ -23,6 +23,14 @@ bool renderable_filter(const ObjectPolicy& op, const std::string& canonical_filt
     if (i >= op.column_types.size() || sql::mask_type(op.column_types[i]).empty()) return false;
     args[c] = "a";
   }
+  // A row access policy takes at least one argument: a filter reading no column binds the first
+  // column that can be typed (add_row_policy), and an object with none cannot carry a policy.
+  if (args.empty()) {
+    bool typed = false;
+    for (std::size_t i = 0; i < op.columns.size() && i < op.column_types.size() && !typed; ++i)
+      typed = !sql::mask_type(op.column_types[i]).empty();
+    if (!typed) return false;
+  }
   return sql::filter_expression(cond, args).has_value();
 }
 
