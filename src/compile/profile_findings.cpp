@@ -28,16 +28,31 @@ std::vector<std::string> policy_limit_errors(const Model& model, const Profile& 
       for (const auto& t : tags) count[t]++;
     }
   }
-  // Tags that gate nothing but scope an enabled mask or row filter, counted as their policy
-  // reaches: the objects carrying one whole (own or through their bases), else its columns.
-  std::map<std::string, const Policy*> scoped;
+  // Tags that gate nothing but scope an enabled mask or row filter, counted as a policy scoped to
+  // the tag reaches: the objects carrying one whole (own or through their bases), else its columns.
+  // A level_at_least scope is one such policy per classification at or above the level.
+  std::map<std::string, Policy> scoped;
   for (const auto& p : model.snapshot->policies) {
-    if (p.enabled && p.type != PolicyType::Deny && p.scope.kind == PolicyScope::Kind::Tag && !count.count(p.scope.name))
-      scoped.emplace(p.scope.name, &p);
+    if (!p.enabled || p.type == PolicyType::Deny) continue;
+    std::vector<std::string> tags;
+    if (p.scope.kind == PolicyScope::Kind::Tag) tags.push_back(p.scope.name);
+    if (p.scope.kind == PolicyScope::Kind::LevelAtLeast) {
+      for (const auto& c : model.snapshot->classifications) {
+        if (c.level && *c.level >= p.scope.level) tags.push_back(c.name);
+      }
+    }
+    for (const auto& tag : tags) {
+      if (count.count(tag) || scoped.count(tag)) continue;
+      Policy by_tag = p;
+      by_tag.scope = PolicyScope{};
+      by_tag.scope.kind = PolicyScope::Kind::Tag;
+      by_tag.scope.name = tag;
+      scoped.emplace(tag, std::move(by_tag));
+    }
   }
   for (const auto& [tag, policy] : scoped) {
     for (const auto& op : ps.objects) {
-      if (const std::size_t n = reached_parts(model, op.object, *policy)) count[tag] += n;
+      if (const std::size_t n = reached_parts(model, op.object, policy)) count[tag] += n;
     }
   }
   for (const auto& [tag, n] : count) {

@@ -92,3 +92,21 @@ TEST_CASE("a tag that gates nothing but scopes a mask or row filter is counted: 
     CHECK_THAT(pc.errors[0], Catch::StartsWith("classification T needs 3"));
   }
 }
+
+TEST_CASE("a level_at_least mask or filter is counted for each classification at or above the level",
+          "[starrocks][limit]") {
+  // U (level 5, no clearance) on 3 columns of c.s.m: a mask scoped to level 3 and up makes one
+  // masking policy per column of U, as a mask scoped to U does. Level 6 reaches no classification.
+  std::string leveled = kSnapshot;
+  leveled.replace(leveled.find("- {name: U}"), 11, "- {name: U, level: 5}");
+  for (const char* type : {"column_mask, mask: full", "row_filter, condition: {true: true}"}) {
+    INFO(type);
+    const auto m = model_of(leveled + "policies:\n  - {name: p, type: " + type + ", scope: {level_at_least: 3}}\n");
+    const tw::ProfileCompile over = tw::compile_profile(*m, starrocks(2));
+    REQUIRE(over.errors.size() == 2);  // T (3) and U (3)
+    CHECK_THAT(over.errors[1], Catch::StartsWith("classification U needs 3 StarRocks policies"));
+    CHECK(tw::compile_profile(*m, starrocks(3)).errors.empty());
+    const auto above = model_of(leveled + "policies:\n  - {name: p, type: " + type + ", scope: {level_at_least: 6}}\n");
+    REQUIRE(tw::compile_profile(*above, starrocks(2)).errors.size() == 1);  // T only
+  }
+}
