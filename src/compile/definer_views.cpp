@@ -26,7 +26,10 @@ std::optional<DefinerViewOwnerReach> DefinerViews::owner_reach(const ObjectPolic
     const auto index = m_.object_index.find(dep);
     if (index == m_.object_index.end()) continue;
     const auto it = by_object_.find(index->second);
-    if (it == by_object_.end()) continue;  // outside the profile: Trino does not reach it here
+    if (it == by_object_.end()) {
+      reach.outside.push_back(dep);
+      continue;
+    }
     const AccessClass* cls = it->second->class_of(reach.owner);
     if (!cls || !cls->access.privileges.has(Privilege::Select)) {
       reach.unreadable.push_back(it->second);

@@ -19,7 +19,10 @@ struct DefinerViewOwnerReach {
   std::vector<const ObjectPolicy*> unreadable;  ///< bases the owner may not SELECT (or holds no grant on)
   std::vector<std::pair<const ObjectPolicy*, std::vector<std::string>>> partly;  ///< base, denied columns
   std::vector<std::string> causes;  ///< the owner's reasons on those bases, "no grant on <base>"
-  bool blocked() const { return !unreadable.empty() || !partly.empty(); }
+  /// Bases in catalogs the profile does not cover (platform names): its rules refuse those
+  /// catalogs to everybody, so Trino cannot read them for the view either.
+  std::vector<std::string> outside;
+  bool blocked() const { return !unreadable.empty() || !partly.empty() || !outside.empty(); }
 };
 
 /// A listed object Trino reads as its owner: a DEFINER view or a materialized view.
@@ -31,9 +34,8 @@ const char* owner_read_kind(const Object& o);
 class DefinerViews {
  public:
   DefinerViews(const Model& model, const PolicySet& ps);
-  /// The owner's reach over the bases in the profile, for a listed DEFINER view or materialized
-  /// view with a known owner; nullopt for any other object (bases outside the profile are not
-  /// reached here).
+  /// The owner's reach over the bases, for a listed DEFINER view or materialized view with a known
+  /// owner; nullopt for any other object.
   std::optional<DefinerViewOwnerReach> owner_reach(const ObjectPolicy& view) const;
 
  private:

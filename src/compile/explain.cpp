@@ -118,9 +118,9 @@ void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, P
       std::vector<std::string> unreadable, partly;  // engine names; "base (columns)"
       for (const auto& x : reads) {
         if (x.whole)
-          unreadable.push_back(x.base->engine_name.str());
+          unreadable.push_back(x.base ? x.name() : x.name() + " (in a catalog the profile does not cover)");
         else
-          partly.push_back(x.base->engine_name.str() + " (" + join_words(x.columns) + ")");
+          partly.push_back(x.name() + " (" + join_words(x.columns) + ")");
       }
       r.kind = "definer_view_owner";
       r.reason = r.whole_object
@@ -134,14 +134,15 @@ void explain_view_reads(const Model& m, const PolicySet& ps, std::size_t user, P
     std::vector<std::string> items;  // "base as reader through views (columns)"
     for (const auto& x : reads) {
       if (r.whole_object && !x.whole) continue;  // the whole refusal is what the reader meets
-      std::string item = x.base->engine_name.str() + " as " + m.snapshot->users[x.reader].name;
+      std::string item = x.name() + " as " + m.snapshot->users[x.reader].name;
       if (x.via.size() > 1) {
         std::vector<std::string> via;
         for (std::size_t i = 1; i < x.via.size(); ++i) via.push_back(x.via[i]->engine_name.str());
         item += " through " + join_words(via);
       }
       if (!x.whole) item += " (" + join_words(x.columns) + ")";
-      const AccessClass* cls = x.base->class_of(x.reader);
+      const AccessClass* cls = x.base ? x.base->class_of(x.reader) : nullptr;
+      if (!x.base) item += " (in a catalog the profile does not cover, refused to everybody)";
       if (x.whole && cls && cls->access.privileges.has(Privilege::Select))
         item += ", who may read it but not pass it on through a view (no GRANT_SELECT)";
       items.push_back(std::move(item));

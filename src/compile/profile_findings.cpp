@@ -274,9 +274,14 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
     const std::size_t owner = reach.owner;
     std::vector<std::string> unreadable, partly;  // platform names; "base (columns)"
     for (const ObjectPolicy* base : reach.unreadable) unreadable.push_back(base->platform_name.str());
+    unreadable.insert(unreadable.end(), reach.outside.begin(), reach.outside.end());
     for (const auto& [base, columns] : reach.partly)
       partly.push_back(base->platform_name.str() + " (" + join_words(columns) + ")");
-    const std::vector<std::string>& causes = reach.causes;
+    std::vector<std::string> causes = reach.causes;
+    for (const auto& base : reach.outside) {
+      causes.push_back(base + " is in a catalog profile " + profile.name +
+                       " does not cover, which its rules refuse to everybody");
+    }
     // The view's gates: on it whole (its own tags and its bases') and on its own columns.
     std::set<std::string> gates(op.object_gates.begin(), op.object_gates.end());
     for (const auto& [column, tags] : op.column_gates) gates.insert(tags.begin(), tags.end());
@@ -315,13 +320,19 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                      profile.name,
                      {o.name.str(), *o.owner}});
     } else if (!effect.empty()) {
-      out.push_back({Severity::Warning,
-                     "definer_view_owner_cannot_read",
-                     what + " is owned by " + *o.owner + ": " + effect + " (" + join_words(causes) +
-                         "); grant the owner what the view reads" +
-                         (or_invoker.empty() ? " or exempt the owner" : ", exempt the owner," + or_invoker),
-                     profile.name,
-                     {o.name.str(), *o.owner}});
+      // A base in a catalog the profile does not cover is refused to any reader: only covering it helps.
+      const bool only_outside = reach.unreadable.empty() && reach.partly.empty();
+      const std::string cover =
+          reach.outside.empty() ? "" : "add the catalog of " + join_words(reach.outside) + " to the profile's catalogs";
+      out.push_back(
+          {Severity::Warning,
+           "definer_view_owner_cannot_read",
+           what + " is owned by " + *o.owner + ": " + effect + " (" + join_words(causes) + "); " +
+               (only_outside ? cover
+                             : (cover.empty() ? "" : cover + ", and ") + "grant the owner what the view reads" +
+                                   (or_invoker.empty() ? " or exempt the owner" : ", exempt the owner," + or_invoker)),
+           profile.name,
+           {o.name.str(), *o.owner}});
     }
   }
   return out;

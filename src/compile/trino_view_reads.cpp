@@ -33,10 +33,14 @@ class Walk {
       const auto index = m_.object_index.find(dep);
       if (index == m_.object_index.end()) continue;
       const auto it = by_object_.find(index->second);
-      if (it == by_object_.end()) continue;  // outside the profile: Trino does not reach it here
+      if (it == by_object_.end()) {  // a catalog the profile's rules refuse to everybody
+        TrinoViewRead read{nullptr, dep, reader, via, check, true, {}};
+        refused.push_back(std::move(read));
+        continue;
+      }
       const ObjectPolicy& base = *it->second;
       const AccessClass* cls = base.class_of(reader);
-      TrinoViewRead read{&base, reader, via, check, false, {}};
+      TrinoViewRead read{&base, {}, reader, via, check, false, {}};
       if (!cls || !cls->access.privileges.has(Privilege::Select) || (check && !cls->access.grant_select)) {
         read.whole = true;
         refused.push_back(std::move(read));

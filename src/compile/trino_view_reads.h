@@ -17,12 +17,14 @@ namespace tw {
 
 /// One read of a base Trino makes on the way and refuses, wholly or for some columns.
 struct TrinoViewRead {
-  const ObjectPolicy* base = nullptr;
-  std::size_t reader = 0;                ///< model user index: as whom Trino reads the base
+  const ObjectPolicy* base = nullptr;  ///< nullptr for a base outside the profile (`outside`)
+  std::string outside;     ///< platform name of a base in a catalog the profile does not cover: refused to all
+  std::size_t reader = 0;  ///< model user index: as whom Trino reads the base
   std::vector<const ObjectPolicy*> via;  ///< the views expanded to reach it, outermost first
   bool with_grant_select = false;        ///< Trino asks the reader for GRANT_SELECT there
   bool whole = false;                    ///< refused outright; else only `columns`
-  std::vector<std::string> columns;      ///< engine columns refused (when not whole)
+  std::string name() const { return base ? base->engine_name.str() : outside; }
+  std::vector<std::string> columns;  ///< engine columns refused (when not whole)
 };
 
 /// The refused reads of `user` querying `view` (every column of it), for a user whose own class

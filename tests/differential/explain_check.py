@@ -149,8 +149,10 @@ def mutate(kind, ex, rng):
 class Trino:
     """Every question this check may ask about one profile, asked in one oracle batch."""
 
-    def __init__(self, opts, workdir, prof, rules_path, objects, users, unlisted):
+    def __init__(self, opts, workdir, prof, rules_path, objects, users, unlisted, outside=None):
         self.queries, self.index = [], {}
+        # bases of listed views in catalogs the profile does not cover: Trino still reads them
+        self.outside = outside or {}
 
         def add(key, q):
             self.index[key] = len(self.queries)
@@ -173,6 +175,11 @@ class Trino:
                     add(("column_mask", e, ename, col["name"].lower()),
                         {**base, "op": "column_mask", "column": col["name"].lower(), "type": col["type"]})
                 add(("row_filters", e, ename), {**base, "op": "row_filters"})
+            for ename in self.outside.values():
+                c, s, t = ename.split(".")
+                for mode in ("select", "view_owner_select"):
+                    add((mode, e, ename, ()), {"user": e, "catalog": c, "schema": s, "table": t, "op": mode,
+                                               "columns": []})
             for (c, s, t) in unlisted:
                 for op in ("create_table", "create_mv", "create_view"):
                     add((op, e, f"{c}.{s}.{t}"), {"op": op, "user": e, "catalog": c, "schema": s, "table": t,
@@ -226,7 +233,11 @@ def reads_view(trino, ref, prof, ename_of, objects, ident, mode, ename, seen=(),
         ident2, mode2 = ident, mode
     for d in o.get("depends_on") or []:
         de = ename_of.get(d)
-        if de is None:  # outside the profile: Trino does not reach it here
+        if de is None:  # outside the profile's catalogs: Trino reads it all the same, under its rules
+            oe = trino.outside[d]
+            if not trino.allow(mode2, ident2, oe, ()):
+                path.append(f"{mode2} by {ident2!r} on {oe} (outside the profile) refused")
+                return "no"
             continue
         r = reads_view(trino, ref, prof, ename_of, objects, ident2, mode2, de, seen + (ename,), path)
         if r == "no":
@@ -413,7 +424,14 @@ def _run_model(seed, opts, workdir, res):
                 ename_of[o["name"]] = ename
         unlisted = unlisted_names(snapshot, prof, objects)
         users = sorted({ref.engine_user(n, prof) for n in ref.users})
-        trino = Trino(opts, workdir, prof, os.path.join(out, prof.name, "rules.json"), objects, users, unlisted)
+        outside = {}
+        by_name = {o["name"]: o for o in snapshot["objects"]}
+        for o in objects.values():
+            for d in o.get("depends_on") or []:
+                if d not in ename_of:
+                    outside[d] = ref.engine_object_name(by_name[d], prof)
+        trino = Trino(opts, workdir, prof, os.path.join(out, prof.name, "rules.json"), objects, users, unlisted,
+                      outside)
         if trino.error:
             res.check(False, f"trino {prof.name}: {trino.error}")
             continue
