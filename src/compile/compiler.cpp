@@ -208,7 +208,7 @@ class ProfileCompiler {
       if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
     }
     ps.objects.reserve(order.size());
-    std::set<std::string> present;
+    std::vector<bool> present(s_.classifications.size(), false);  // by classification index
     for (const std::size_t k : order) {
       const std::size_t i = objects[k];
       const Object& o = s_.objects[i];
@@ -220,17 +220,17 @@ class ProfileCompiler {
       for (const auto& t : m_.object_tags[i]) {
         if (m_.is_engine_gated(t)) op.object_gates.push_back(t);
       }
-      present.insert(op.object_gates.begin(), op.object_gates.end());
+      for (const std::size_t t : m_.gated_tags[i]) present[t] = true;
       op.columns = p_.engine == Engine::Trino ? o.columns.lowercase_names() : o.columns.names();
       op.column_types = o.columns.types();
-      for (const auto& [c, gates] : m_.gated_columns[i]) {
-        present.insert(gates.begin(), gates.end());
-        op.column_gates.emplace_back(op.columns[c], gates);
-      }
+      for (const auto& [c, gates] : m_.gated_columns[i]) op.column_gates.emplace_back(op.columns[c], gates);
       std::sort(op.column_gates.begin(), op.column_gates.end());
       ps.objects.push_back(std::move(op));
     }
-    ps.gated_tags.assign(present.begin(), present.end());
+    for (std::size_t t = 0; t < present.size(); ++t) {
+      if (present[t]) ps.gated_tags.push_back(s_.classifications[t].name);
+    }
+    std::sort(ps.gated_tags.begin(), ps.gated_tags.end());
   }
 
   void restrict_creation(PolicySet& ps) {
@@ -297,7 +297,7 @@ class ProfileCompiler {
       const bool owned = !restricted_key.empty() && std::any_of(covering.begin(), covering.end(), [&](std::size_t g) {
         return grants_[g].privileges.has(Privilege::Ownership);
       });
-      const std::vector<std::size_t> gated = gated_tags(op);
+      const std::vector<std::size_t>& gated = m_.gated_tags[op.object];
       const bool reached = !s_.policies.empty() && !s_.users.empty() && m_.policy_reached[op.object];
       const std::vector<std::size_t>& owners = view_owners_of(op.object);
       memo->object_digests.push_back(
@@ -354,18 +354,6 @@ class ProfileCompiler {
     }
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
-  }
-
-  // The engine-gated tags on an object or its columns, as sorted classification indices.
-  std::vector<std::size_t> gated_tags(const ObjectPolicy& op) const {
-    std::vector<std::size_t> tags;
-    for (const auto& t : op.object_gates) tags.push_back(m_.tag_index.at(t));
-    for (const auto& [col, col_tags] : op.column_gates) {
-      for (const auto& t : col_tags) tags.push_back(m_.tag_index.at(t));
-    }
-    std::sort(tags.begin(), tags.end());
-    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
-    return tags;
   }
 
   void decide_object(ObjectPolicy& op, const std::vector<std::size_t>& covering, const std::vector<std::size_t>& tags,

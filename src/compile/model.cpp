@@ -54,6 +54,19 @@ void index_objects(const Snapshot& s, Model& m) {
       m.gated_columns[i].emplace_back(c, std::move(gates));
     }
   }
+  m.gated_tags.assign(s.objects.size(), {});
+  for (std::size_t i = 0; i < s.objects.size(); ++i) {
+    auto& tags = m.gated_tags[i];
+    for (const auto& t : m.object_tags[i]) {
+      const std::size_t k = m.tag_index.at(t);
+      if (m.engine_gated[k]) tags.push_back(k);
+    }
+    for (const auto& [c, gates] : m.gated_columns[i]) {
+      for (const auto& t : gates) tags.push_back(m.tag_index.at(t));
+    }
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+  }
   for (std::size_t i = 0; i < s.objects.size(); ++i) {
     const Object& o = s.objects[i];
     const bool unfoldable = has_context_dependent_lowercase(o.name.catalog) ||

@@ -65,6 +65,9 @@ struct Model {
   /// in column order. Every profile reads them; looking each column's tags up once per profile
   /// was a fifth of collecting a profile's objects at M.
   std::vector<std::vector<std::pair<std::size_t, std::vector<std::string>>>> gated_columns;
+  /// Per object: the engine-gated classifications on it whole (own or inherited) or on its
+  /// columns, as indices, sorted: every profile's compile keys and decides each object by them.
+  std::vector<std::vector<std::size_t>> gated_tags;
   /// Per object: whether an enabled access policy's scope reaches it (any_policy_reaches). Every
   /// profile's compile memo asks it of every object; asked once per profile, it was a fifth of
   /// deciding M's trino_a when every decision was reused.
