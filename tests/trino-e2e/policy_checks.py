@@ -567,6 +567,11 @@ def more_expectations():
             elif err:
                 suffix = {"create view": "_v", "create materialized view": "_mv"}.get(err, "")
                 out.append(("%s, not cleared for every gated tag" % what, user, sql, denied(err, t + suffix)))
+    # CALL: the rules have no procedures section, so only system.builtin procedures run; with OPA
+    # every procedure was once allowed (found by the audit). kill_query would otherwise run.
+    out.append(("a procedure outside system.builtin is refused", "ann.eu",
+                "CALL system.runtime.kill_query(query_id => '20260101_000000_00000_aaaaa', message => 'x')",
+                denied("execute procedure", "system.runtime.kill_query")))
     return out
 
 

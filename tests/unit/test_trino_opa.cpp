@@ -181,6 +181,17 @@ TEST_CASE("opa: what the rules document gives nobody is refused, and unknown ope
               json{{"function", {{"catalogName", "system"}, {"schemaName", "builtin"}, {"functionName", "abs"}}}}));
   CHECK_FALSE(allow("reader", "ExecuteFunction",
                     json{{"function", {{"catalogName", "dw"}, {"schemaName", "fin"}, {"functionName", "f"}}}}));
+  // CALL: as the document, which has no procedures section: Trino's own system.builtin only, to
+  // users who may access the system catalog. Found by the audit: every procedure was allowed.
+  const auto procedure = [](const std::string& catalog, const std::string& schema) {
+    return json{{"function", {{"catalogName", catalog}, {"schemaName", schema}, {"functionName", "p"}}}};
+  };
+  CHECK_FALSE(allow("reader", "ExecuteProcedure", procedure("dw", "system")));
+  CHECK_FALSE(allow("writer", "ExecuteProcedure", procedure("dw", "fin")));
+  CHECK_FALSE(allow("nobody", "ExecuteProcedure", procedure("system", "builtin")));
+  CHECK(allow("reader", "ExecuteProcedure", procedure("system", "builtin")));
+  CHECK_THROWS_AS(decider().answer(OpaEndpoint::Allow, request("reader", "ExecuteProcedure", json::object())),
+                  tw::trino::OpaBadRequest);
 }
 
 TEST_CASE("opa: schemas are listed to users holding a privilege in them") {
@@ -253,6 +264,12 @@ TEST_CASE("opa: batched filters answer the indices of what is allowed") {
   CHECK(decider().answer(OpaEndpoint::Batch, req)["result"] == json({0, 2}));
   req["input"]["context"]["identity"]["user"] = "steward";
   CHECK(decider().answer(OpaEndpoint::Batch, req)["result"] == json({0, 1, 2}));
+  // Two tables, or none, is no body the plugin sends: refused, not answered for the first.
+  req["input"]["action"]["filterResources"] = {table("dw", "fin", "accounts", json{"id"}),
+                                               table("dw", "ops", "jobs", json{"id"})};
+  CHECK_THROWS_AS(decider().answer(OpaEndpoint::Batch, req), tw::trino::OpaBadRequest);
+  req["input"]["action"]["filterResources"] = json::array();
+  CHECK_THROWS_AS(decider().answer(OpaEndpoint::Batch, req), tw::trino::OpaBadRequest);
 }
 
 TEST_CASE("opa: masks and row filters are the expressions of the rules document") {

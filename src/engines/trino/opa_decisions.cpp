@@ -68,7 +68,7 @@ QualifiedName table_name(const json& resource, const std::string& where) {
 
 enum class Check {
   Deny,               // nobody: no schema owner, no impersonation, no system information, roles, grants...
-  Allow,              // anybody: executing queries, system session properties, procedures
+  Allow,              // anybody: executing queries, system session properties, table procedures
   Catalog,            // canAccessCatalog(READ_ONLY) on resource.catalog
   CatalogOfProperty,  // checkCanSetCatalogSessionProperty: canAccessCatalog(READ_ONLY)
   SchemaAccess,       // checkAnySchemaAccess on resource.schema
@@ -82,14 +82,16 @@ enum class Check {
   Update,
   Ownership,
   OwnershipRename,  // OWNERSHIP on resource and targetResource
-  Function,         // canExecuteFunction / filterFunctions: built-in functions
+  Function,         // canExecuteFunction / filterFunctions / checkCanExecuteProcedure: system.builtin only
 };
 
 const std::unordered_map<std::string_view, Check>& checks() {
   static const std::unordered_map<std::string_view, Check> table = {
       {"ExecuteQuery", Check::Allow},
       {"SetSystemSessionProperty", Check::Allow},
-      {"ExecuteProcedure", Check::Allow},
+      // CALL: the document has no procedures section, so only system.builtin (checkProcedurePermission
+      // with the rule ALLOW_BUILTIN). ALTER TABLE ... EXECUTE: no check at all in the file-based rules.
+      {"ExecuteProcedure", Check::Function},
       {"ExecuteTableProcedure", Check::Allow},
       // Viewing and killing: the document gives "execute" only; Trino lets owners see their own.
       {"ViewQueryOwnedBy", Check::Deny},
@@ -376,7 +378,10 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
       if (!resources.is_array()) throw OpaBadRequest("input.action.filterResources must be a list");
       json result = json::array();
       if (request.operation == "FilterColumns") {
-        // One resource per table, holding all its columns; the indices are of those columns.
+        // One resource, the table, holding all its columns; the indices are of those columns. The
+        // plugin asks per table (filterColumns): more than one is no body it could have sent.
+        if (resources.size() != 1)
+          throw OpaBadRequest("input.action.filterResources of FilterColumns must hold exactly one table");
         std::size_t index = 0;
         for (std::size_t i = 0; i < resources.size(); ++i) {
           const std::string where = "input.action.filterResources[" + std::to_string(i) + "]";
