@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "tagwarden/publish/state_store.h"
 #include "tagwarden/util/text.h"
 
 namespace tw::cli {
@@ -16,8 +17,9 @@ int run_serve(const std::vector<std::string>& args) {
   const char* usage = "usage: tagwarden serve --config C [--log-level debug|info|warn|error]";
   const char* teaching = R"(Runs the daemon: one reconcile loop keeps every profile of C current.
 
-The snapshot comes from C's source (source.file, reloaded when it changes, or
-source.url, fetched with ETags and retries). A recompile runs on a periodic
+The snapshot comes from C's source (source.file, reloaded when it changes:
+replace it by rename, never rewrite it in place; or source.url, fetched with
+ETags and retries). A recompile runs on a periodic
 timer (reconcile_interval), on a signed webhook (POST /v1/webhook), at the
 earliest upcoming role-assignment expiry, on SIGHUP (which also reloads C) and
 on POST /v1/recompile. Bursts of triggers coalesce into one compile.
@@ -65,6 +67,12 @@ environment, 16 bytes or more each):
   if (loaded.config->daemon.source.file.empty() && loaded.config->daemon.source.url.empty()) {
     std::cerr << "error: " << config_path << ": source: serve needs source.file or source.url\n";
     return kExitInvalidInput;
+  }
+  try {
+    StateStore(loaded.config->daemon.state_dir).check_writable();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitOutputFailed;  // cannot start: every publish would fail and everyone stay refused
   }
   // Block the signals in every thread; one thread waits for them below.
   sigset_t signals;

@@ -274,7 +274,8 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
   if (const std::optional<JsonValue> wh = top.mapping("webhook", false)) {
     EntryReader e(*wh, "webhook", top.errors(), {"secret_env", "secret_file", "max_body_bytes", "wait_timeout"});
     out.webhook_secret = read_secret(e, "secret", true, resolve_secrets);
-    if (resolve_secrets && out.webhook_secret.size() < 16) {
+    // Empty: read_secret said why (not set, unreadable, missing); a second error would only repeat it.
+    if (resolve_secrets && !out.webhook_secret.empty() && out.webhook_secret.size() < 16) {
       e.error("webhook", "the webhook secret must be at least 16 bytes");
     }
     if (auto n = e.integer("max_body_bytes")) {
@@ -300,7 +301,8 @@ void read_daemon_settings(EntryReader& top, DaemonSettings& out, bool resolve_se
       ApiToken t;
       t.name = e.string("name", true).value_or("");
       t.token = read_secret(e, "token", true, resolve_secrets);
-      if (resolve_secrets && t.token.size() < 16) e.error(e.path(), "tokens must be at least 16 bytes");
+      if (resolve_secrets && !t.token.empty() && t.token.size() < 16)
+        e.error(e.path(), "tokens must be at least 16 bytes");
       t.scopes = e.string_list("scopes", "scope");
       for (const auto& s : t.scopes) {
         if (std::find(kScopes.begin(), kScopes.end(), s) == kScopes.end()) {

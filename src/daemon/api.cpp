@@ -271,11 +271,11 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
     if (!post) return error_response(405, "use POST");
     return std::nullopt;  // signed over its body: verified after reading it (webhook.max_body_bytes)
   }
-  if (get && (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics")) {
-    return check("read");
+  if (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics") {
+    return get ? check("read") : error_response(405, "use GET");
   }
-  if (post && path == "/v1/recompile") return check("recompile");
-  if (post && path == "/v1/validate") return check("validate");
+  if (path == "/v1/recompile") return post ? check("recompile") : error_response(405, "use POST");
+  if (path == "/v1/validate") return post ? check("validate") : error_response(405, "use POST");
   return error_response(
       404, "no such endpoint: " +
                std::string(method == http::bhttp::verb::unknown ? std::string(header.method_string())

@@ -97,7 +97,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void write(Response res) {
     res.keep_alive(keep_alive_);
     res.set(bhttp::field::server, "tagwarden");
-    res.prepare_payload();
+    if (res.result() == bhttp::status::not_modified) {
+      // No body, and no Content-Length unless it were the 200's (RFC 9110 §8.6): none at all.
+      res.body() = nullptr;
+      res.erase(bhttp::field::content_length);
+      res.erase(bhttp::field::content_type);
+    } else {
+      res.prepare_payload();
+    }
     stream_.expires_after(kWriteTimeout);
     if (head_) {
       // HEAD: the header the GET would have (Content-Length of its body, ETag...) and no body,

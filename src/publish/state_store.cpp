@@ -59,4 +59,16 @@ void StateStore::save_meta(const std::string& profile, const StoredArtifact& s) 
   write_file_atomically((base / "meta.json").string(), meta.dump(1) + "\n");
 }
 
+void StateStore::check_writable() const {
+  const auto probe = std::filesystem::path(dir_) / "profiles" / ".write-probe";
+  try {
+    write_file_atomically(probe.string(), "tagwarden\n");
+  } catch (const std::exception& e) {
+    throw std::runtime_error("state_dir " + dir_ + " is not writable: " + e.what() +
+                             " (set state_dir to a folder the daemon may write)");
+  }
+  std::error_code ignored;
+  std::filesystem::remove(probe, ignored);
+}
+
 }  // namespace tw

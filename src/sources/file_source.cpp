@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <stdexcept>
+#include <thread>
 
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/snapshot_loader.h"
@@ -24,9 +27,22 @@ bool FileSource::maybe_changed() { return stamp() != last_stamp_; }
 SourceFetch FileSource::fetch() {
   SourceFetch out;
   out.attempts = 1;
-  const std::string before = stamp();
+  std::string before = stamp();
   try {
     std::string body = read_file(path_, SnapshotLoader::kSpareCapacity);  // parsed where it is read
+    // A file written in place while it was read is neither the old snapshot nor the new one: read
+    // again once it holds still. (A writer that pauses between its writes is not caught: replace
+    // the file by rename, README.)
+    for (std::string after = stamp(); after != before; after = stamp()) {
+      if (++out.attempts > kReadAttempts) {
+        throw std::runtime_error(
+            "the file kept changing while it was read; write the snapshot to another file and "
+            "rename it into place");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      before = stamp();
+      body = read_file(path_, SnapshotLoader::kSpareCapacity);
+    }
     last_stamp_ = before;
     if (last_content_.same_as_last(body)) {
       out.status = SourceFetch::Status::Unchanged;

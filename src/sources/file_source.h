@@ -16,6 +16,7 @@ class FileSource : public SnapshotSource {
 
  private:
   std::string stamp() const;
+  static constexpr int kReadAttempts = 5;  ///< reads of a file that changes while it is read
   std::string path_;
   LastContent last_content_;
   std::string last_stamp_;

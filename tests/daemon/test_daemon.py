@@ -420,6 +420,10 @@ def health_and_ready(c: Ctx):
     eq(body["ready"], True, "/readyz ready")
     eq(body["profiles_without_good_artifact"], [], "/readyz missing list")
     eq(d.req("POST", "/healthz").status, 405, "POST /healthz")
+    # a known endpoint asked with the wrong method says which method, before any token
+    eq(d.req("POST", "/v1/status").status, 405, "POST /v1/status")
+    eq(d.get("/v1/recompile").status, 405, "GET /v1/recompile")
+    eq(d.get("/v1/validate").status, 405, "GET /v1/validate")
     eq(d.get("/no/such/thing", token=ADMIN).status, 404, "unknown path")
 
 
@@ -446,6 +450,11 @@ def rules_endpoint_content_type_etag_304(c: Ctx):
     eq(r2.status, 304, "If-None-Match with the current ETag")
     eq(r2.body, b"", "304 body")
     eq(r2.headers.get("etag"), etag, "304 ETag")
+    # RFC 9110 §8.6: no Content-Length on a 304 unless it is the 200's; the daemon sends none
+    check("content-length" not in r2.headers, f"304 carries Content-Length: {r2.headers}")
+    r2h = d.req("HEAD", RULES_PATH, headers={"If-None-Match": etag})
+    eq(r2h.status, 304, "HEAD with the current ETag")
+    check("content-length" not in r2h.headers, f"HEAD 304 carries Content-Length: {r2h.headers}")
     r3 = d.rules(headers={"If-None-Match": '"0000"'})
     eq(r3.status, 200, "If-None-Match with another ETag")
     for header in ('W/' + etag, '"0000", ' + etag, '*'):  # RFC 9110: weak comparison, lists, "*"
@@ -1939,6 +1948,14 @@ def sigterm_exits_zero(c: Ctx):
     p = subprocess.run([str(BIN), "serve", "--config", str(cfg)], capture_output=True, text=True, timeout=10)
     eq(p.returncode, 2, f"exit code without a source ({p.stderr.strip()})")
     check("source" in p.stderr, f"stderr: {p.stderr!r}")
+    # a state_dir the daemon cannot write: it would refuse everyone forever; exit 3, not serve
+    # (found by the audit: it listened, failed every publish and exited 0 on SIGTERM)
+    cfg = d.tmp / "unwritable.yaml"
+    cfg.write_text(d.config_text().replace(json.dumps(str(d.state_dir)), json.dumps("/proc/tagwarden-nope")))
+    p = subprocess.run([str(BIN), "serve", "--config", str(cfg)], capture_output=True, text=True, timeout=10,
+                       env=d.env())
+    eq(p.returncode, 3, f"exit code with an unwritable state_dir ({p.stderr.strip()})")
+    check("state_dir" in p.stderr and "/proc/tagwarden-nope" in p.stderr, f"stderr: {p.stderr!r}")
 
 
 @test

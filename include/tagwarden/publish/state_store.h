@@ -31,6 +31,10 @@ class StateStore {
   void save_meta(const std::string& profile, const StoredArtifact& stored) const;
   /// The artifact's bytes, atomically, under the file name its metadata gives.
   void save_bytes(const std::string& profile, const StoredArtifact& stored) const;
+  /// Writes and removes a probe file under the folder (made if missing), as a publish would: a
+  /// daemon that cannot keep its state would refuse everyone forever. Throws std::runtime_error
+  /// naming the folder when it cannot.
+  void check_writable() const;
   const std::string& dir() const { return dir_; }
 
  private:
