@@ -20,6 +20,8 @@ int run_findings(const std::vector<std::string>& args) {
                                           may run it in their place: Trino refuses them the whole object
   warning mask_without_columns            a mask reaches a whole object that lists no columns: whom it
                                           applies to lose SELECT there (the engines mask by column name)
+  info    trino_owners_can_rename_governed  owners of gated or policy-covered objects can rename them out
+                                          from under the rules on Trino (MODEL leaves the cleared OWNERSHIP)
   info    materialized_view_restriction   users who may not create MVs (on Trino, nor tables/views)
   warning clearance_withholds_reads_only  withhold_writes: false: the uncleared keep their writes
   warning definer_view_owner_not_cleared  the owner is not cleared for the view's tags (Trino; DEFINER views

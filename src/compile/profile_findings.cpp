@@ -226,6 +226,31 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
                    profile.name, unmasked_objects});
   }
   if (profile.engine != Engine::Trino) return out;
+  // OWNERSHIP kept on a governed object (MODEL §2 leaves it to the cleared, and to those no policy
+  // applies to): Trino lets its holder rename the object or a column, out from under every rule.
+  std::vector<std::string> renameable;
+  std::set<std::string> renamers;
+  for (const auto& op : ps.objects) {
+    const bool governed = !op.object_gates.empty() || !op.column_gates.empty() || model.policy_reached[op.object];
+    if (!governed) continue;
+    bool any = false;
+    for (const auto& cls : op.classes) {
+      if (!cls.access.privileges.has(Privilege::Ownership)) continue;
+      any = true;
+      for (std::size_t u : *cls.users) renamers.insert(ps.users[u].engine_name);
+    }
+    if (any) renameable.push_back(op.engine_name.str());
+  }
+  if (!renameable.empty()) {
+    out.push_back({Severity::Info, "trino_owners_can_rename_governed",
+                   std::to_string(renamers.size()) + " users on profile " + profile.name + " keep OWNERSHIP of " +
+                       std::to_string(renameable.size()) + " gated or policy-covered objects (" +
+                       join_some(renameable) +
+                       "): Trino lets them rename the object or its columns, and every rule follows names, so "
+                       "renamed data is read ungated by whoever the grants reach until the snapshot names it "
+                       "again. Rename governed objects through the governance platform",
+                   profile.name, std::vector<std::string>(renamers.begin(), renamers.end())});
+  }
   // The compiler keeps MODEL's answer (only the column refused) and says in the class's reasons
   // that Trino refuses more: the operator should hear of it without running explain per user.
   std::vector<std::string> filter_refused;  // "object (N users)"
