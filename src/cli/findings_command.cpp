@@ -30,6 +30,8 @@ int run_findings(const std::vector<std::string>& args) {
   warning definer_view_without_owner      a gated DEFINER view or materialized view names no owner
   warning starrocks_gate_coarsened        StarRocks cannot mask a gated column: uncleared lose SELECT
   warning starrocks_policy_coarsened      StarRocks cannot enforce a mask or row filter: SELECT withheld
+  warning starrocks_row_policy_without_column  a gated or filtered object has no column a row access
+                                          policy can take: no policy, unlisted views over it not covered
   warning starrocks_unmaskable_type       a gated column's type cannot go into a masking policy
   info    starrocks_roles_capped          atom roles over max_roles_per_user inherit through bundle roles
   error   profile_failed                  a profile that could not be compiled, with why

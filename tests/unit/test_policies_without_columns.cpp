@@ -123,3 +123,44 @@ TEST_CASE("StarRocks: a row filter reaching an object with no typed column coars
   REQUIRE(own != nullptr);
   CHECK(own->privileges.count("SELECT"));
 }
+
+TEST_CASE("StarRocks: an object with no typed column gets no row access policy, and a warning says so",
+          "[policies][starrocks]") {
+  // Found by the audit: a {"true": true} filter, or a gate, on an object listing no columns (or
+  // only types no policy can take) wrote CREATE ROW ACCESS POLICY ... AS () and ADD ... ON ().
+  const std::string snapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: a}, {name: b}]
+roles: [r]
+role_assignments: [{role: r, user: a}]
+classifications: [{name: P, clearance: [{type: role, name: r}]}]
+objects:
+  - {name: k.s.t, owner: a}
+  - {name: k.s.u, owner: a, columns: [{name: u, type: uuid}]}
+  - {name: k.s.g, owner: a, tags: [P]}
+grants:
+  - {principal: {user: a}, object: "k.s.*", privileges: [SELECT]}
+  - {principal: {user: b}, object: "k.s.*", privileges: [SELECT]}
+policies:
+  - {name: f, type: row_filter, scope: {object: k.s.t}, condition: {"true": true}, applies_to: {users: [a]}}
+  - {name: f2, type: row_filter, scope: {object: k.s.u}, condition: {"true": true}, applies_to: {users: [a]}}
+)";
+  auto m = model_of(snapshot);
+  const tw::PolicySet ps = must_compile(*m, starrocks(true));
+  tw::starrocks::PlanOptions options;
+  options.capabilities = {true, true};
+  tw::starrocks::PlanRender r = tw::starrocks::render_plan(ps, options);
+  REQUIRE(r.plan);
+  const std::string text =
+      tw::starrocks::statements_text(*r.plan, tw::starrocks::diff_statements(*r.plan, tw::starrocks::LiveState{}));
+  INFO(text);
+  CHECK(text.find("()") == std::string::npos);
+  CHECK(text.find("ROW ACCESS POLICY") == std::string::npos);
+  std::vector<std::string> flagged;
+  for (const auto& f : r.plan->findings) {
+    if (f.code == "starrocks_row_policy_without_column")
+      flagged.insert(flagged.end(), f.subjects.begin(), f.subjects.end());
+  }
+  std::sort(flagged.begin(), flagged.end());
+  CHECK(flagged == Names{"k.s.g", "k.s.t", "k.s.u"});
+}

@@ -109,9 +109,22 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
         break;
       }
     }
-    // A gate alone, on an object with no column a policy can take: its uncleared already hold no
-    // SELECT; there is nothing to write the policy on.
-    if (columns.empty() && !any) return;
+    // No column a policy can take: nothing to write it on (the grammar needs an argument). Readers
+    // whose filter needs one were coarsened (renderable_filter), and the uncleared of a gate hold
+    // no SELECT; what is lost is the FALSE for everyone else, which would cover views the
+    // snapshot does not list: say so.
+    if (columns.empty()) {
+      plan.findings.push_back(
+          {Severity::Warning,
+           "starrocks_row_policy_without_column",
+           obj.str() + " is gated or filtered but has no column a row access policy can take (" +
+               (op.columns.empty() ? std::string("the snapshot lists none") : "none of its types can be written") +
+               "): it gets no row access policy, so views the snapshot does not list over it are not covered; "
+               "list its columns with their types",
+           plan.profile,
+           {op.engine_name.str()}});
+      return;
+    }
   }
   std::map<std::string, std::string> args;
   for (const auto& c : columns) {
