@@ -434,6 +434,17 @@ std::optional<json> typed_value(const std::string& column_type, const json& v, s
       if (v.is_boolean()) return v;
       return wrong();
     case LiteralKind::Integer:
+      // 5.0 and 1e3 are numbers an integer column holds exactly (seed 004: "a string, number or
+      // boolean value"; identity providers send numeric claims so): taken as the integer.
+      if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (!std::isfinite(d) || std::trunc(d) != d) return wrong();
+        if (std::fabs(d) > 9007199254740992.0)  // 2^53: beyond it a double names no one integer
+          return refuse("an integer beyond 2^53 written with a fraction or an exponent; write it as an integer");
+        const auto i = static_cast<std::int64_t>(d);
+        if (i < ct.min || i > ct.max) return refuse("an integer out of range for a " + type + " column");
+        return json(i);
+      }
       if (!v.is_number_integer()) return wrong();
       if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(ct.max)
                                  : v.get<std::int64_t>() < ct.min || v.get<std::int64_t>() > ct.max)

@@ -61,6 +61,24 @@ void check_condition(const JsonValue& node, const std::string& path, std::vector
       errors.push_back({key_path(path, m.key), quote(m.key) + " takes no other key beside it in one condition"});
     }
   }
+  // Seed 004: "is_null and is_not_null are the only way to match an empty value. A null value in
+  // a comparison is rejected." A literal null depends on no reader: the author hears of it now.
+  if (const std::optional<JsonValue> op = node.find("op"); op && op->is_string()) {
+    static constexpr std::string_view kComparisons[] = {"eq", "ne", "gt", "gte", "lt", "lte"};
+    const std::string_view name = op->string();
+    const bool comparison = std::find(std::begin(kComparisons), std::end(kComparisons), name) != std::end(kComparisons);
+    const std::string use = ": use is_null or is_not_null to match an empty value";
+    if (const std::optional<JsonValue> v = node.find("value"); comparison && v && v->is_null()) {
+      errors.push_back({key_path(path, "value"), "a null value in a comparison is rejected" + use});
+    }
+    if (const std::optional<JsonValue> vs = node.find("values");
+        (name == "in" || name == "not_in") && vs && vs->is_array()) {
+      for (const auto [i, item] : vs->indexed()) {
+        if (item.is_null())
+          errors.push_back({index_path(key_path(path, "values"), i), "a null value in a comparison is rejected" + use});
+      }
+    }
+  }
   for (const char* junction : {"and", "or"}) {
     const std::optional<JsonValue> parts = node.find(junction);
     if (!parts || !parts->is_array()) continue;

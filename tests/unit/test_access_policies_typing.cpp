@@ -320,6 +320,16 @@ TEST_CASE("literal_kind and typed_value per column type", "[policies][typing]") 
   CHECK(tw::typed_value("decimal(38,10)", json(1.5e-7), why) == json("0.00000015"));
   CHECK(tw::typed_value("decimal(5,2)", json("-0.00"), why) == json("0"));
   CHECK_FALSE(tw::typed_value("decimal(5,2)", json(nullptr), why).has_value());
+  // A number an integer column holds exactly, written with a fraction or an exponent, is that
+  // integer (seed 004: "a string, number or boolean value"; found by the audit: no rows).
+  CHECK(tw::typed_value("bigint", json(100.0), why) == json(100));
+  CHECK(tw::typed_value("bigint", json(1e3), why) == json(1000));
+  CHECK(tw::typed_value("int", json(-5.0), why) == json(-5));
+  CHECK_FALSE(tw::typed_value("int", json(2.5), why).has_value());
+  CHECK(why == "a number compared with a int column");
+  CHECK_FALSE(tw::typed_value("tinyint", json(300.0), why).has_value());
+  CHECK(why == "an integer out of range for a tinyint column");
+  CHECK_FALSE(tw::typed_value("bigint", json(1e19), why).has_value());
   CHECK_FALSE(tw::typed_value("varchar", json::array(), why).has_value());
   CHECK_FALSE(tw::typed_value("uuid", json("x"), why).has_value());
   CHECK(why == "no literal is made for a uuid column");
