@@ -506,7 +506,7 @@ def _value_for(rng, ctype):
                                      "attributes.active", "attributes.missing", "roles", "bogus"])}
     if r < 0.27:  # wrong type on purpose
         return rng.choice([rng.choice(HOSTILE_STRINGS), rng.randint(-3, 50), rng.choice(SQL_DOUBLES),
-                           rng.choice([True, False]), None])
+                           rng.choice([True, False]), "2026-01-01"])  # a literal null refuses the snapshot
     if ctype == "varchar":
         return rng.choice(HOSTILE_STRINGS)
     if ctype == "bigint":

@@ -439,6 +439,12 @@ def _typed_value(v, ctype: str):
         return v
     if kind == "boolean" and isinstance(v, bool):
         return v
+    if kind == "integer" and isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")) \
+            and v == int(v):
+        # 5.0 or 1e3: the integer the column holds exactly (beyond 2^53 such a number names none)
+        if abs(v) > 2 ** 53:
+            raise Unsatisfiable("an integer beyond 2^53 written as a float")
+        v = int(v)
     if kind == "integer" and isinstance(v, int) and not isinstance(v, bool):
         if not info[0] <= v <= info[1]:
             raise Unsatisfiable("integer out of range")
