@@ -180,19 +180,16 @@ void explain_filter_refusals(const PolicySet& ps, std::size_t user, ProfileExpla
 void explain_unplaceable_masks(const PolicySet& ps, std::size_t user, ProfileExplanation& pe) {
   for (const auto& op : ps.objects) {
     const AccessClass* mine = op.class_of(user);
-    if (!mine) continue;
-    for (const auto& reason : mine->reasons) {
-      if (reason.rfind(kMaskWithoutColumns, 0) != 0) continue;
-      Refusal r;
-      r.object = op.engine_name.str();
-      r.has_grant = true;
-      r.whole_object = true;
-      r.kind = "mask_without_columns";
-      r.withheld = {"SELECT"};
-      r.reason = reason;
-      pe.refusals.push_back(std::move(r));
-      break;
-    }
+    const std::string* reason = mine ? mine->reason_starting(kMaskWithoutColumns) : nullptr;
+    if (!reason) continue;
+    Refusal r;
+    r.object = op.engine_name.str();
+    r.has_grant = true;
+    r.whole_object = true;
+    r.kind = "mask_without_columns";
+    r.withheld = {"SELECT"};
+    r.reason = *reason;
+    pe.refusals.push_back(std::move(r));
   }
 }
 

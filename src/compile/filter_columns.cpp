@@ -37,10 +37,7 @@ std::optional<std::string> refused_filter_column(const Access& access) {
 
 const std::string* filter_refusal(const AccessClass& cls) {
   if (cls.access.row_filter.empty()) return nullptr;  // the reason is about a row filter: most classes have none
-  for (const auto& reason : cls.reasons) {
-    if (reason.rfind(kFilterRefusesObject, 0) == 0) return &reason;
-  }
-  return nullptr;
+  return cls.reason_starting(kFilterRefusesObject);
 }
 
 bool reads_column(const std::vector<AccessClass>& classes, std::size_t user, const std::string& column) {

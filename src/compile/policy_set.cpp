@@ -6,6 +6,13 @@
 
 namespace tw {
 
+const std::string* AccessClass::reason_starting(std::string_view marker) const {
+  for (const auto& reason : reasons) {
+    if (std::string_view(reason).starts_with(marker)) return &reason;
+  }
+  return nullptr;
+}
+
 std::string describe(const ColumnMask& m) {
   return std::string(to_string(m.kind)) + (m.kind == MaskKind::Partial ? " " + std::to_string(m.visible_chars) : "");
 }

@@ -207,9 +207,7 @@ std::vector<Finding> profile_findings(const Model& model, const Profile& profile
   for (const auto& op : ps.objects) {
     bool any = false;
     for (const auto& cls : op.classes) {
-      const bool withheld = std::any_of(cls.reasons.begin(), cls.reasons.end(),
-                                        [](const std::string& r) { return r.rfind(kMaskWithoutColumns, 0) == 0; });
-      if (!withheld) continue;
+      if (!cls.reason_starting(kMaskWithoutColumns)) continue;
       any = true;
       for (std::size_t u : *cls.users) unmasked_users.insert(ps.users[u].engine_name);
     }

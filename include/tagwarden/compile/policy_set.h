@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tagwarden/compile/finding.h"
@@ -70,6 +71,10 @@ struct AccessClass {
   PrivilegeSet granted;                                   ///< before gates, from grants
   Access access;                                          ///< after gates and access policies
   std::vector<std::string> reasons;                       ///< why access is less than granted; empty when equal
+
+  /// The first reason that starts with `marker` (a k...-constant naming a kind of refusal), if any:
+  /// findings and explain find the classes a refusal kind touches by it.
+  const std::string* reason_starting(std::string_view marker) const;
 };
 
 /// An object's classes, never changed once decided, and shared: the compile memo hands the
