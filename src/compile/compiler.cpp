@@ -366,7 +366,7 @@ class ProfileCompiler {
         const auto pos = std::lower_bound(tags.begin(), tags.end(), m_.tag_index.at(t)) - tags.begin();
         return static_cast<bool>(group.cleared[static_cast<std::size_t>(pos)]);
       };
-      auto add = [&](std::shared_ptr<const std::vector<std::size_t>> users, bool creation_restricted) {
+      auto add = [&](UserListPtr users, bool creation_restricted) {
         auto [access, reasons] = decide_class(op, group.granted, is_cleared, creation_restricted);
         AccessClass cls{std::move(users), group.granted, std::move(access), std::move(reasons)};
         if (m_.snapshot->policies.empty()) {
@@ -646,8 +646,8 @@ class ProfileCompiler {
   std::map<std::string, std::string> catalog_names_;
   std::vector<EngineGrant> grants_;
   std::unordered_map<std::string, std::vector<std::size_t>> grant_index_;  // pattern -> grants_ indices, in order
-  mutable std::string key_scratch_;   // covering_grants' lookup key, kept for its buffer
-  UserLists lists_{s_.users.size()};  // every access class's user list, once per content
+  mutable std::string key_scratch_;  // covering_grants' lookup key, kept for its buffer
+  UserLists lists_;                  // every access class's user list, once per content
   UserPartitions partitions_{m_, grants_, lists_};
   const PolicyKeys* policy_keys_ = nullptr;     // the model's, shared by every profile
   std::optional<PolicyJudgements> judgements_;  // once the policy keys are known

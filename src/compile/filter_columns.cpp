@@ -42,7 +42,7 @@ const std::string* filter_refusal(const AccessClass& cls) {
 
 bool reads_column(const std::vector<AccessClass>& classes, std::size_t user, const std::string& column) {
   for (const auto& cls : classes) {
-    if (!std::binary_search(cls.users->begin(), cls.users->end(), user)) continue;
+    if (!cls.users->contains(user)) continue;
     const auto& denied = cls.access.denied_columns;
     return cls.access.privileges.has(Privilege::Select) && !std::binary_search(denied.begin(), denied.end(), column);
   }

@@ -6,7 +6,7 @@ void PolicyJudgements::slots_for_keys() {
   if (key_slot_.size() != keys_.text.size()) key_slot_.assign(keys_.text.size(), kUnset);
 }
 
-const PolicyGroups& PolicyJudgements::groups_of(const std::shared_ptr<const std::vector<std::size_t>>& users) {
+const PolicyGroups& PolicyJudgements::groups_of(const UserListPtr& users) {
   if (auto it = groups_.find(users.get()); it != groups_.end()) return it->second;
   PolicyGroups groups{users, {}, {}};
   slots_for_keys();

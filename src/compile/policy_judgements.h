@@ -18,7 +18,7 @@ namespace tw {
 
 /// The policy keys among a list's users, each with its first user, in order of first appearance.
 struct PolicyGroups {
-  std::shared_ptr<const std::vector<std::size_t>> users;  ///< keeps the address, the cache's key, taken
+  UserListPtr users;  ///< keeps the address, the cache's key, taken
   std::vector<std::size_t> keys;
   std::vector<std::size_t> first;
 };
@@ -29,7 +29,7 @@ class PolicyJudgements {
 
   /// The groups of a list. A list whose users mostly have keys of their own is not kept
   /// (it would double the list's memory): the result is valid until the next call.
-  const PolicyGroups& groups_of(const std::shared_ptr<const std::vector<std::size_t>>& users);
+  const PolicyGroups& groups_of(const UserListPtr& users);
 
   /// The policies judged on the object being decided for `user`, whose key is `key`.
   const std::vector<PolicyDecision>& judged(const ObjectPolicy& op, std::size_t key, std::size_t user);
@@ -39,7 +39,7 @@ class PolicyJudgements {
   /// Calls to_group(user, index of the user's group in `groups`) for each of `users` in their order;
   /// `groups` must be the groups of `users`.
   template <typename Deal>
-  void deal(const PolicyGroups& groups, const std::vector<std::size_t>& users, const Deal& to_group) {
+  void deal(const PolicyGroups& groups, const UserList& users, const Deal& to_group) {
     slots_for_keys();
     for (std::size_t i = 0; i < groups.keys.size(); ++i) key_slot_[groups.keys[i]] = i;
     for (std::size_t u : users) to_group(u, key_slot_[keys_.of_user[u]]);
@@ -53,7 +53,7 @@ class PolicyJudgements {
   const Model& m_;
   const PolicyKeys& keys_;
   std::vector<std::size_t> key_slot_;  ///< per policy key, while one list is scanned or dealt, else kUnset
-  std::unordered_map<const std::vector<std::size_t>*, PolicyGroups> groups_;
+  std::unordered_map<const UserList*, PolicyGroups> groups_;
   PolicyGroups unkept_;                   ///< the last list's, when not kept in groups_
   std::vector<std::size_t> judged_slot_;  ///< per policy key: its decisions on the object being decided
   std::vector<std::vector<PolicyDecision>> judged_;

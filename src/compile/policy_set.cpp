@@ -24,7 +24,7 @@ const std::vector<AccessClass>& AccessClasses::empty_list() {
 
 const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
   for (const auto& cls : classes) {
-    if (std::binary_search(cls.users->begin(), cls.users->end(), user)) return &cls;
+    if (cls.users->contains(user)) return &cls;
   }
   return nullptr;
 }

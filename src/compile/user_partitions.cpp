@@ -70,7 +70,7 @@ const ClearancePartition& UserPartitions::by_clearance(const GrantPartition& par
   return it->second;
 }
 
-const UserPartitions::UserBits& UserPartitions::members(const std::vector<std::size_t>& users) {
+const UserPartitions::UserBits& UserPartitions::members(const UserList& users) {
   auto [it, fresh] = members_.try_emplace(&users);
   if (fresh) {
     it->second.assign((m_.snapshot->users.size() + 63) / 64, 0);
@@ -79,7 +79,7 @@ const UserPartitions::UserBits& UserPartitions::members(const std::vector<std::s
   return it->second;
 }
 
-std::shared_ptr<const std::vector<std::size_t>> UserPartitions::list_of(const UserBits& bits) {
+UserListPtr UserPartitions::list_of(const UserBits& bits) {
   return lists_.of_bits(bits);  // most splits repeat one made before: found by the bitmap, not listed again
 }
 

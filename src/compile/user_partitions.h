@@ -22,7 +22,7 @@ namespace tw {
 /// Users whom a set of grants gives the same privileges.
 struct GrantGroup {
   PrivilegeSet granted;
-  std::shared_ptr<const std::vector<std::size_t>> users;
+  UserListPtr users;
 };
 using GrantPartition = std::vector<GrantGroup>;
 
@@ -30,7 +30,7 @@ using GrantPartition = std::vector<GrantGroup>;
 struct ClearanceGroup {
   PrivilegeSet granted;
   std::vector<bool> cleared;  ///< per entry of the object's gated tag list
-  std::shared_ptr<const std::vector<std::size_t>> users;
+  UserListPtr users;
 };
 using ClearancePartition = std::vector<ClearanceGroup>;
 
@@ -49,16 +49,16 @@ class UserPartitions {
  private:
   using UserBits = std::vector<std::uint64_t>;  // bit u % 64 of word u / 64: user u is in
   /// A list's users as a bitmap, made once per list (the lists of a grant partition are shared).
-  const UserBits& members(const std::vector<std::size_t>& users);
+  const UserBits& members(const UserList& users);
   /// The shared list of these users, made once per content.
-  std::shared_ptr<const std::vector<std::size_t>> list_of(const UserBits& bits);
+  UserListPtr list_of(const UserBits& bits);
 
   const Model& m_;
   const std::vector<EngineGrant>& grants_;
   UserLists& lists_;
   std::map<std::vector<std::size_t>, GrantPartition> partitions_;  // covering grants -> partition
   std::map<std::pair<const GrantPartition*, std::vector<std::size_t>>, ClearancePartition> clearance_partitions_;
-  std::map<const std::vector<std::size_t>*, UserBits> members_;  // keyed by lists the partitions hold
+  std::map<const UserList*, UserBits> members_;  // keyed by lists the partitions hold
   std::vector<std::uint8_t> scratch_privileges_;
 };
 

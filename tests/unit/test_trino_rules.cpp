@@ -535,7 +535,9 @@ TEST_CASE("an object is left to the rule for unlisted names only when that rule 
   ps.users = {{"a", "a"}, {"b", "b"}, {"c", "c"}};
   ps.catalogs = {"c"};
   ps.unlisted = std::vector<tw::UnlistedRule>{{{"c", "s", "*"}, {{0, select_insert}, {1, select}}}};
-  auto users = [](std::vector<std::size_t> u) { return std::make_shared<const std::vector<std::size_t>>(u); };
+  auto users = [](std::vector<std::size_t> u) {
+    return std::make_shared<const tw::UserList>(tw::UserList::of_indices(u));
+  };
   auto cls = [&](std::vector<std::size_t> u, tw::PrivilegeSet p) {
     tw::AccessClass c;
     c.users = users(std::move(u));
@@ -584,7 +586,7 @@ TEST_CASE("an engine name two users share is written once in an alternation", "[
   op.columns = {"id"};
   op.column_types = {"bigint"};
   tw::AccessClass cls;
-  cls.users = std::make_shared<const std::vector<std::size_t>>(std::vector<std::size_t>{0, 1, 2});
+  cls.users = std::make_shared<const tw::UserList>(tw::UserList::of_indices({0, 1, 2}));
   cls.granted = cls.access.privileges = select;
   op.classes = std::vector<tw::AccessClass>{cls};
   ps.objects.push_back(op);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tagwarden/compile/finding.h"
+#include "tagwarden/compile/user_list.h"
 #include "tagwarden/config/profile.h"
 #include "tagwarden/model/policy.h"
 #include "tagwarden/model/snapshot.h"
@@ -67,10 +68,10 @@ struct UserAccess {
 /// list is shared between objects with the same partition, so the PolicySet
 /// grows with objects x access classes, not objects x users.
 struct AccessClass {
-  std::shared_ptr<const std::vector<std::size_t>> users;  ///< indices into PolicySet::users, sorted, never empty
-  PrivilegeSet granted;                                   ///< before gates, from grants
-  Access access;                                          ///< after gates and access policies
-  std::vector<std::string> reasons;                       ///< why access is less than granted; empty when equal
+  UserListPtr users;                 ///< indices into PolicySet::users, sorted, never empty
+  PrivilegeSet granted;              ///< before gates, from grants
+  Access access;                     ///< after gates and access policies
+  std::vector<std::string> reasons;  ///< why access is less than granted; empty when equal
 
   /// The first reason that starts with `marker` (a k...-constant naming a kind of refusal), if any:
   /// findings and explain find the classes a refusal kind touches by it.

@@ -46,7 +46,7 @@ const Plan::Holding* Plan::holding(const std::string& user, const Securable& obj
   for (std::size_t i = 0; i < user_names.size(); ++i) {
     if (user_names[i] != user) continue;
     for (const auto& h : o->second) {
-      if (std::binary_search(h.users->begin(), h.users->end(), i)) return &h;
+      if (h.users->contains(i)) return &h;
     }
   }
   return nullptr;

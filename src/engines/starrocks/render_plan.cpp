@@ -150,7 +150,7 @@ class Renderer {
         if (!rule) continue;
         auto [it, inserted] = creators.try_emplace(rule);
         if (inserted) {
-          List owners, unrestricted;
+          std::vector<std::size_t> owners, unrestricted;
           for (const auto& [u, privs] : rule->access) {
             if (!privs.has(Privilege::Ownership)) continue;
             owners.push_back(u);
@@ -158,9 +158,9 @@ class Renderer {
           }
           std::sort(owners.begin(), owners.end());
           std::sort(unrestricted.begin(), unrestricted.end());
-          auto intern = [&](List users) -> std::optional<std::size_t> {
+          auto intern = [&](const std::vector<std::size_t>& users) -> std::optional<std::size_t> {
             if (users.empty()) return std::nullopt;
-            return users_.intern(std::make_shared<const List>(std::move(users)));
+            return users_.intern(std::make_shared<const List>(List::of_indices(users)));
           };
           it->second = {intern(std::move(owners)), intern(std::move(unrestricted))};
         }
@@ -223,7 +223,7 @@ class Renderer {
     for (auto h : by_name) {
       for (auto u : *users_.list(holder_ids[h])) user_holders[u].push_back(holder_rank[h]);
     }
-    std::map<std::vector<std::uint32_t>, List> atoms;  // holder role name ranks, sorted -> users
+    std::map<std::vector<std::uint32_t>, std::vector<std::size_t>> atoms;  // holder role name ranks, sorted -> users
     for (std::size_t u = 0; u < user_holders.size(); ++u) {
       auto& held = user_holders[u];
       if (!held.empty()) atoms[std::move(held)].push_back(u);

@@ -38,14 +38,6 @@ void UserSets::rank_users() {
   seen_.assign(ranked_.size(), 0);
 }
 
-std::vector<UserSets::Rank> UserSets::ranks(const List& users) const {
-  std::vector<Rank> out;
-  out.reserve(users.size());
-  for (auto u : users) out.push_back(rank_[u]);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::vector<std::string> UserSets::names_of(const std::vector<Rank>& sorted_ranks) const {
   std::vector<std::string> out;
   out.reserve(sorted_ranks.size());
@@ -95,7 +87,7 @@ std::size_t UserSets::union_of(Lists lists) {
 UserSets::List UserSets::merge(const Lists& lists) {
   std::size_t total = 0;
   for (const auto& l : lists) total += l->size();
-  List users;
+  std::vector<std::size_t> users;
   if (total * 8 >= ps_.users.size()) {
     marks_.assign(ps_.users.size(), 0);
     for (const auto& l : lists) {
@@ -105,13 +97,13 @@ UserSets::List UserSets::merge(const Lists& lists) {
     for (std::size_t u = 0; u < marks_.size(); ++u) {
       if (marks_[u]) users.push_back(u);
     }
-    return users;
+    return List::of_indices(users);
   }
   users.reserve(total);
   for (const auto& l : lists) users.insert(users.end(), l->begin(), l->end());
   std::sort(users.begin(), users.end());
   users.erase(std::unique(users.begin(), users.end()), users.end());
-  return users;
+  return List::of_indices(users);
 }
 
 std::string UserSets::names_hash(const ListPtr& users) {

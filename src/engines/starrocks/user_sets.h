@@ -5,6 +5,7 @@
 // role name, the user count of a finding) is kept in the RenderCache for the next render of the
 // same profile.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,7 +22,7 @@ namespace tw::starrocks {
 // holding them keeps their addresses from being reused by other lists while the entry lives, so
 // an address found again is the same list, with the same users.
 struct RenderCache::State {
-  using List = std::vector<std::size_t>;
+  using List = UserList;
   using Key = std::vector<const void*>;  ///< list addresses, sorted, no repeats
   struct Union {
     std::vector<std::shared_ptr<const List>> lists;
@@ -45,7 +46,7 @@ struct RenderCache::State {
 /// The user sets of one render of `ps`. Not thread-safe; one per render.
 class UserSets {
  public:
-  using List = std::vector<std::size_t>;  ///< PolicySet user indices, sorted
+  using List = UserList;  ///< PolicySet user indices, sorted
   using ListPtr = std::shared_ptr<const List>;
   using Lists = std::vector<ListPtr>;
   /// Users are compared by engine name through their rank: equal names share a rank and ranks
@@ -64,12 +65,22 @@ class UserSets {
   const std::vector<std::size_t>& by_name() const { return by_name_; }
   /// The rank of one user's engine name.
   Rank rank(std::size_t user) const { return rank_[user]; }
-  /// The ranks of some users, sorted (duplicates kept).
-  std::vector<Rank> ranks(const List& users) const;
+  /// The ranks of some users (a List or a vector of indices), sorted (duplicates kept).
+  template <typename Users>
+  std::vector<Rank> ranks(const Users& users) const {
+    std::vector<Rank> out;
+    out.reserve(users.size());
+    for (std::size_t u : users) out.push_back(rank_[u]);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
   /// The engine names of sorted ranks, in their order.
   std::vector<std::string> names_of(const std::vector<Rank>& sorted_ranks) const;
   /// Engine names of some users, sorted (duplicates kept).
-  std::vector<std::string> names(const List& users) const { return names_of(ranks(users)); }
+  template <typename Users>
+  std::vector<std::string> names(const Users& users) const {
+    return names_of(ranks(users));
+  }
 
   /// A set of users (PolicySet indices, sorted), interned: the same set is one id.
   std::size_t intern(ListPtr users);

@@ -186,13 +186,6 @@ std::vector<std::uint64_t> UserPatterns::marked_ranks(const std::vector<const Ac
   return ranks;
 }
 
-void UserPatterns::mark(std::vector<std::uint64_t>& ranks, const std::vector<std::size_t>& users) const {
-  for (std::size_t u : users) {
-    const std::size_t r = rank_[u];
-    ranks[r / 64] |= std::uint64_t{1} << (r % 64);
-  }
-}
-
 LiteralPtr UserPatterns::literal_of_users(const std::vector<std::size_t>& users) const {
   std::vector<std::uint64_t> ranks((ps_.users.size() + 63) / 64, 0);
   mark(ranks, users);

@@ -49,7 +49,7 @@ struct ObjectRules {
 
 /// Everything a render reads of one access class.
 struct ClassInput {
-  std::shared_ptr<const std::vector<std::size_t>> users;  ///< held: its address names the list
+  UserListPtr users;  ///< held: its address names the list
   PrivilegeSet granted;
   Access access;
   bool matches(const AccessClass& cls) const {
@@ -79,7 +79,7 @@ using LiteralsByUsers = std::unordered_map<UserSetPtr, LiteralPtr, UserSetByCont
 // equal values otherwise.
 struct RenderCache::State {
   struct Alternation {
-    std::vector<std::shared_ptr<const std::vector<std::size_t>>> lists;
+    std::vector<UserListPtr> lists;
     LiteralPtr literal;  ///< nullptr: nobody
     UserSetPtr users;    ///< nullptr: nobody
   };
@@ -146,7 +146,13 @@ class UserPatterns {
   /// A literal made by this render: the one already known with the same content, else this one.
   LiteralPtr adopt(LiteralPtr literal);
   std::vector<std::uint64_t> marked_ranks(const std::vector<const AccessClass*>& classes) const;
-  void mark(std::vector<std::uint64_t>& ranks, const std::vector<std::size_t>& users) const;
+  template <typename Users>
+  void mark(std::vector<std::uint64_t>& ranks, const Users& users) const {
+    for (std::size_t u : users) {
+      const std::size_t r = rank_[u];
+      ranks[r / 64] |= std::uint64_t{1} << (r % 64);
+    }
+  }
   std::vector<std::string_view> names_in_order(const std::vector<std::uint64_t>& ranks) const;
 
   struct ByContent {

@@ -128,7 +128,7 @@ struct Plan {
   /// What one access class of an object should hold (engine privilege names) and why it holds less than
   /// granted. Kept per class, never per user: the plan grows with objects x classes.
   struct Holding {
-    std::shared_ptr<const std::vector<std::size_t>> users;  ///< indices into user_names, sorted
+    UserListPtr users;  ///< indices into user_names, sorted
     std::set<std::string> privileges;
     std::string withheld;  ///< empty when nothing granted is withheld
   };
