@@ -479,6 +479,44 @@ grants:
   }
 }
 
+TEST_CASE(
+    "starrocks policies: a table denied whole to some gets its row access policy: TRUE for its readers, FALSE else") {
+  // Seed 000: a denied asset is hidden. A view the snapshot does not list reads its bases with no
+  // privilege of the reader's; only the row access policy keeps the denied from its rows there.
+  const std::string snapshot = R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: ana}, {name: "o'brien\\"}]
+roles: [steward, analyst]
+role_assignments:
+  - {role: steward, user: ana}
+  - {role: analyst, user: ana}
+  - {role: analyst, user: "o'brien\\"}
+objects:
+  - {name: c.s.ledger, kind: table, columns: [{name: id, type: bigint}]}
+  - {name: c.s.plain, kind: table, columns: [{name: id, type: bigint}]}
+  - {name: c.s.shut, kind: table, columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {role: analyst}, object: "c.s.*", privileges: [SELECT]}
+policies:
+  - {name: no_ledger, type: deny, scope: {object: c.s.ledger}, exempt: {roles: [steward]}}
+  - {name: no_shut, type: deny, scope: {object: c.s.shut}, enabled: false}
+)";
+  auto m = model_from_text(snapshot);
+  const auto ps = compile_ok(*m, sr_profile());
+  const Securable ledger{Securable::Kind::Table, "default_catalog", "s", "ledger"};
+  const sr::Plan plan = plan_ok(ps, {sr::Dialect::StarRocks, {true, true}});
+  REQUIRE(plan.desired.row_policies.size() == 1);  // the denied table only: plain and shut keep every reader
+  const auto& p = plan.desired.row_policies.begin()->second;
+  CHECK(p.object == ledger);
+  const std::string sql = sr::sql::create_row_policy(p);
+  CHECK(sql.find("WHEN current_user() IN ('''ana''@''%''') THEN TRUE") != std::string::npos);
+  CHECK(sql.find("o''brien") == std::string::npos);
+  CHECK(sql.find("ELSE FALSE END") != std::string::npos);
+  CHECK(plan.desired.row_attachments.at(ledger).size() == 1);
+  const auto e = on_objects(effective(plan.desired));
+  CHECK_FALSE((e.count("o'brien\\") && e.at("o'brien\\").count(ledger)));
+}
+
 // StarRocks checks UPDATE and DELETE on the target table alone: their WHERE reads the table without
 // SELECT, and the affected-row count tells what it matched. A class coarsened to no SELECT loses
 // them too (INSERT reads nothing and stays); a `{"true": true}` filter needs no row access policy.

@@ -100,7 +100,14 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
     auto cols = filter_columns(parsed.back());
     columns.insert(cols.begin(), cols.end());
   }
-  if (!any && op.object_gates.empty()) return;
+  // A gate or a deny policy that withholds SELECT from a reader the grants reach withholds the
+  // object from views the snapshot does not list too: StarRocks checks no privilege on a view's
+  // bases, so only a row access policy (FALSE for everyone but the readers) covers them.
+  const bool withheld =
+      !op.object_gates.empty() || std::any_of(op.classes.begin(), op.classes.end(), [](const AccessClass& c) {
+        return c.granted.has(Privilege::Select) && !c.access.privileges.has(Privilege::Select);
+      });
+  if (!any && !withheld) return;
   RowPolicy p{"", obj, {}, {}};
   if (columns.empty()) {  // the grammar needs one argument: the first column that can be typed
     for (const auto& c : op.columns) {
@@ -117,7 +124,7 @@ void add_row_policy(const ObjectPolicy& op, const Securable& obj, const Readers&
       plan.findings.push_back(
           {Severity::Warning,
            "starrocks_row_policy_without_column",
-           obj.str() + " is gated or filtered but has no column a row access policy can take (" +
+           obj.str() + " is gated, denied or filtered but has no column a row access policy can take (" +
                (op.columns.empty() ? std::string("the snapshot lists none") : "none of its types can be written") +
                "): it gets no row access policy, so views the snapshot does not list over it are not covered; "
                "list its columns with their types",
