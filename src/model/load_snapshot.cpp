@@ -535,8 +535,9 @@ class SnapshotValidator {
           col.name = *cname;
           col.type = ce.string("type", false).value_or("varchar");
           // Types reach engine SQL (typed NULL masks), so only type-shaped text is accepted.
+          // Type names are case-insensitive in both engines, the zone suffix included.
           static const std::regex kType(
-              R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)");
+              R"(^[A-Za-z][A-Za-z0-9_]*( ?\( ?[0-9]+( ?, ?[0-9]+)? ?\))?( with(out)? time zone)?$)", std::regex::icase);
           auto checked = type_names_.find(col.type);
           if (checked == type_names_.end()) {
             checked = type_names_.emplace(col.type, col.type.size() <= 64 && std::regex_match(col.type, kType)).first;

@@ -647,3 +647,14 @@ policies:
           Names{"policies[0].scope.level_at_least: must be between 0 and 1000, as levels are"});
   }
 }
+
+TEST_CASE("column types are read in any case, the time zone suffix included", "[load]") {
+  const auto s =
+      must_parse(kHead +
+                 "objects: [{name: c.s.t, columns: [{name: a, type: \"TIMESTAMP(3) WITH TIME ZONE\"},"
+                 " {name: b, type: \"Time Without Time Zone\"}, {name: c, type: \"timestamp(6) with time zone\"}]}]\n");
+  CHECK(s->objects[0].columns[0].type == "TIMESTAMP(3) WITH TIME ZONE");
+  CHECK(
+      only_error(kHead + "objects: [{name: c.s.t, columns: [{name: a, type: \"TIMESTAMP WITH ZONE\"}]}]\n") ==
+      R"(objects[0].columns[0].type: column type "TIMESTAMP WITH ZONE" is not a type name (e.g. varchar, decimal(10,2)))");
+}
