@@ -23,6 +23,14 @@ cleared in the engines, with the reason for every clearance row:
 then, per profile, the objects and columns the user is refused and which
 granted privileges the gates withhold. Platform admins are not exempt.
 
+In --output json each profile also says whether U may create new names:
+"creation_restricted" (the materialized-view rule applies to U: not cleared
+for every gated tag of the profile), and "may_create_tables_views",
+"may_create_materialized_views" and "may_create_tables_views_mvs": true only
+where some grant gives U OWNERSHIP of names the snapshot does not list and the
+rule does not take it (on Trino it takes all three; on StarRocks only
+materialized views).
+
 A profile that fails to compile (e.g. a StarRocks profile over its
 max_policies_per_tag) is listed with its errors ("failed to compile, nothing
 of this snapshot is enforced from it"; "status": "failed" and "errors" in

@@ -218,6 +218,9 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
   pe.engine_user = ps.users[user].engine_name;
   pe.may_create =
       std::find(ps.create_restricted.begin(), ps.create_restricted.end(), user) == ps.create_restricted.end();
+  pe.owns_new_names = std::any_of(ps.unlisted.begin(), ps.unlisted.end(), [&](const UnlistedRule& r) {
+    return r.privileges_of(user).has(Privilege::Ownership);
+  });
   for (const auto& op : ps.objects) {
     Refusal r;
     r.object = op.engine_name.str();
@@ -394,12 +397,18 @@ nlohmann::json to_json(const Explanation& e) {
       if (!o.expressions.is_null()) entry["engine_expressions"] = o.expressions;
       policies.push_back(std::move(entry));
     }
+    // Creating needs OWNERSHIP of the new name, from a grant; the materialized-view rule takes it
+    // away on Trino, and on StarRocks only CREATE MATERIALIZED VIEW.
+    const bool creates_mvs = p.owns_new_names && p.may_create;
+    const bool creates_tables_views = p.engine == Engine::StarRocks ? p.owns_new_names : creates_mvs;
     profiles.push_back({{"profile", p.profile},
                         {"engine", to_string(p.engine)},
                         {"status", "ok"},
                         {"engine_user", p.engine_user},
-                        {"may_create_tables_views_mvs", p.may_create},
-                        {"may_create_materialized_views", p.may_create},
+                        {"creation_restricted", !p.may_create},
+                        {"may_create_tables_views", creates_tables_views},
+                        {"may_create_materialized_views", creates_mvs},
+                        {"may_create_tables_views_mvs", creates_tables_views && creates_mvs},
                         {"refused", refusals},
                         {"access_policies", policies}});
   }

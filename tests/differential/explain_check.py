@@ -27,9 +27,11 @@ object) explain's claims must hold in Trino:
                reader: reading the whole view fails ("no"), fails for some
                columns ("partial") or works ("ok"); explain must say which,
                through a refusal (whole or some columns) or by its silence;
-  creation     `may_create_tables_views_mvs: false` means Trino refuses
-               CREATE TABLE / MATERIALIZED VIEW / VIEW of a new name; true
-               means the grants' OWNERSHIP on that name decides.
+  creation     `creation_restricted: true` means Trino refuses CREATE TABLE /
+               MATERIALIZED VIEW / VIEW of a new name; false means the
+               grants' OWNERSHIP on that name decides.
+               `may_create_tables_views_mvs` is true exactly when Trino allows
+               them for some new name.
 
 Prints every disagreement (the first 20 in detail) and, last,
 `explain-check: N passed, M failed` (one check per claim compared). Exit 0
@@ -138,7 +140,8 @@ def mutate(kind, ex, rng):
     if kind == "flip_create":
         if profs:
             p = rng.choice(profs)
-            p["may_create_tables_views_mvs"] = not p["may_create_tables_views_mvs"]
+            key = rng.choice(["creation_restricted", "may_create_tables_views_mvs"])
+            p[key] = not p[key]
             return f"flipped may_create on {p['profile']}"
     return None
 
@@ -270,15 +273,22 @@ def check_profile(ref, prof, trino, explanations, objects, ename_of, unlisted, r
             check_object(ref, prof, trino, uname, e, ename, o, refusals.get(ename, []), policies.get(ename),
                          objects, ename_of, res)
         # creation of names the snapshot does not list
-        may = pe["may_create_tables_views_mvs"]
+        may = not pe["creation_restricted"]
+        somewhere = False
         for (c, s, t) in unlisted:
             ename = f"{c}.{s}.{t}"
             owns = "OWNERSHIP" in ref.grant_privileges(uname, f"{prof.platform_catalog(c)}.{s}.{t}")
             for op in ("create_table", "create_mv", "create_view"):
                 got = trino.allow(op, e, ename)
+                somewhere = somewhere or got
                 res.check(got == (may and owns),
                           f"{tag} user {uname!r} ({e!r}) {op} {ename}: Trino allow={got}, explain "
-                          f"may_create={may} and the grants {'give' if owns else 'do not give'} OWNERSHIP there")
+                          f"creation_restricted={not may} and the grants {'give' if owns else 'do not give'} "
+                          "OWNERSHIP there")
+        if somewhere:  # the names asked about are a sample: only a creation seen is proof
+            res.check(pe["may_create_tables_views_mvs"],
+                      f"{tag} user {uname!r} ({e!r}): Trino allows creating a new name, explain says "
+                      "may_create_tables_views_mvs=false")
 
 
 def check_object(ref, prof, trino, uname, e, ename, o, refusals, pol, objects, ename_of, res):

@@ -289,3 +289,35 @@ TEST_CASE("explain_compiled over profiles that all compiled is explain_user", "[
   }
   CHECK_THROWS_AS(tw::explain_compiled(*d.model, {trino}, {&ok}, "nobody"), std::invalid_argument);
 }
+
+TEST_CASE("explain says a user may create new names only where a grant gives OWNERSHIP of them", "[explain]") {
+  // Creating a table, view or materialized view needs OWNERSHIP of the new name (MODEL §2: base
+  // access comes only from grants); the materialized-view rule then takes it away on Trino.
+  const auto m = model_of(R"(version: 1
+generated_at: "2026-11-30T12:00:00Z"
+users: [{name: owner}, {name: reader}, {name: nogrant}, {name: uncleared_owner}]
+roles: [steward]
+role_assignments:
+  - {role: steward, user: owner}
+  - {role: steward, user: reader}
+  - {role: steward, user: nogrant}
+classifications:
+  - {name: Conf, clearance: [{type: role, name: steward}]}
+objects:
+  - {name: c.s.t, tags: [Conf], columns: [{name: id, type: bigint}]}
+grants:
+  - {principal: {user: owner}, object: "c.s.*", privileges: [SELECT, OWNERSHIP]}
+  - {principal: {user: uncleared_owner}, object: "c.s.*", privileges: [SELECT, OWNERSHIP]}
+  - {principal: {user: reader}, object: "c.s.*", privileges: [SELECT]}
+)");
+  const std::vector<tw::PolicySet> sets = {must_compile(*m, trino_profile({"c"}))};
+  auto flags = [&](const std::string& user) {
+    const nlohmann::json p = tw::to_json(tw::explain_user(*m, sets, user))["profiles"][0];
+    return std::vector<bool>{p["creation_restricted"], p["may_create_tables_views"],
+                             p["may_create_materialized_views"], p["may_create_tables_views_mvs"]};
+  };
+  CHECK(flags("owner") == std::vector<bool>{false, true, true, true});
+  CHECK(flags("reader") == std::vector<bool>{false, false, false, false});
+  CHECK(flags("nogrant") == std::vector<bool>{false, false, false, false});
+  CHECK(flags("uncleared_owner") == std::vector<bool>{true, false, false, false});
+}

@@ -78,7 +78,8 @@ struct ProfileExplanation {
   std::vector<ObjectPolicies> policies;
   std::string engine_user;
   std::vector<Refusal> refusals;
-  bool may_create = true;  ///< false when the materialized-view rule applies
+  bool may_create = true;      ///< false when the materialized-view rule applies
+  bool owns_new_names = false;  ///< some unlisted-name rule gives the user OWNERSHIP: creation is granted somewhere
 };
 
 struct Explanation {
