@@ -57,7 +57,7 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
 }
 
 std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs,
-                                         const std::function<void(const CompiledProfile&)>& on_built) {
+                                         const std::function<void(CompiledProfile&)>& on_built) {
   const auto& profiles = inputs.config.profiles;
   std::vector<std::optional<CompiledProfile>> slots(profiles.size());
   std::mutex report;

@@ -41,9 +41,10 @@ struct CompiledProfile {
 /// Builds every profile, `jobs` at a time (0: as many as the machine has cores); the
 /// results are the same, in config order, whatever the number.
 /// `on_built`, when given, is called once per profile as soon as it is built (from the worker
-/// threads, one call at a time), for progress reports.
+/// threads, one call at a time), for progress reports; it may write the profile out and drop its
+/// PolicySet and artifact, so that no more than `jobs` of them are held at once.
 std::vector<CompiledProfile> compile_all(const Inputs& inputs, std::size_t jobs = 0,
-                                         const std::function<void(const CompiledProfile&)>& on_built = {});
+                                         const std::function<void(CompiledProfile&)>& on_built = {});
 
 /// The findings of one compiled profile as `compile` (findings.json) and `findings` report them:
 /// its own, then one error `profile_failed` per reason it failed.

@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "commands.h"
 #include "common.h"
@@ -98,7 +100,42 @@ int run_compile(const std::vector<std::string>& args) {
   const bool emit_policyset = vm["emit-policyset"].as<bool>();
   const auto build_started = std::chrono::steady_clock::now();
   progress.say("building " + std::to_string(total) + " profile" + (total == 1 ? "" : "s"));
-  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), report_built(progress, total));
+  // Each profile is written as soon as it is built and its PolicySet and artifact dropped: at L
+  // they are hundreds of MB each, and holding every profile's until the last was built was most
+  // of the peak. The summaries and findings.json still come in config order, at the end.
+  std::map<std::string, nlohmann::json> written;  // profile -> its summary, timings in "write_ms"
+  std::optional<std::string> write_error;
+  const auto built = report_built(progress, total);
+  auto write_out = [&](CompiledProfile& cp) {
+    built(cp);
+    if (write_error || !cp.result.policy_set || !cp.artifact) return;
+    try {
+      const PolicySet& ps = *cp.result.policy_set;
+      const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
+      if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
+      const Artifact& a = *cp.artifact;
+      const auto write_started = std::chrono::steady_clock::now();
+      write_file_atomically(dir + "/" + a.filename, *a.bytes);
+      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, *a.bytes);
+      nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
+      summary["artifact"] = dir + "/" + a.filename;
+      summary["rules"] = a.rules;
+      summary["bytes"] = a.bytes->size();
+      summary["sha256"] = a.sha256;
+      summary["status"] = "ok";
+      if (cp.profile.engine == Engine::Trino) summary["access_control"] = to_string(cp.profile.access_control);
+      summary["objects"] = ps.objects.size();
+      summary["users"] = ps.users.size();
+      summary["write_ms"] = since(write_started);
+      written[cp.profile.name] = std::move(summary);
+      cp.result.policy_set.reset();
+      cp.result.memo.reset();  // the daemon's, for its next pass: a one-shot compile has none
+      cp.artifact.reset();
+    } catch (const std::exception& e) {
+      write_error = e.what();
+    }
+  };
+  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), write_out);
   progress.say("writing " + out_dir);
   timings["build_ms"] = since(build_started);
   timings["profiles"] = nlohmann::json::object();
@@ -108,36 +145,25 @@ int run_compile(const std::vector<std::string>& args) {
   nlohmann::json profiles = nlohmann::json::array();
   int rc = kExitOk;
   try {
+    if (write_error) throw std::runtime_error(*write_error);
     for (const auto& cp : compiled) {
       // The same findings `tagwarden findings` prints, a failed profile's profile_failed errors too.
       for (const auto& f : outcome_findings(cp)) findings.push_back(to_json(f));
-      nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
       nlohmann::json& profile_timings = timings["profiles"][cp.profile.name];
       profile_timings = {{"compile_ms", cp.compile_ms}, {"render_ms", cp.render_ms}};
-      if (!cp.result.policy_set) {
+      const auto w = written.find(cp.profile.name);
+      if (w == written.end()) {
+        nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
         summary["status"] = "failed";
         summary["errors"] = cp.result.errors;
         rc = kExitProfileFailed;
         profiles.push_back(summary);
         continue;
       }
-      const PolicySet& ps = *cp.result.policy_set;
-      const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
-      if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
-      const Artifact& a = *cp.artifact;
-      const auto write_started = std::chrono::steady_clock::now();
-      write_file_atomically(dir + "/" + a.filename, *a.bytes);
-      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, *a.bytes);
-      profile_timings["write_ms"] = since(write_started);
-      summary["artifact"] = dir + "/" + a.filename;
-      summary["rules"] = a.rules;
-      summary["bytes"] = a.bytes->size();
-      summary["sha256"] = a.sha256;
-      summary["status"] = "ok";
-      if (cp.profile.engine == Engine::Trino) summary["access_control"] = to_string(cp.profile.access_control);
-      summary["objects"] = ps.objects.size();
-      summary["users"] = ps.users.size();
-      profiles.push_back(summary);
+      nlohmann::json summary = w->second;
+      profile_timings["write_ms"] = summary["write_ms"];
+      summary.erase("write_ms");
+      profiles.push_back(std::move(summary));
     }
     nlohmann::json doc = {
         {"generated_at", format_timestamp(inputs->model->now)}, {"profiles", profiles}, {"findings", findings}};
