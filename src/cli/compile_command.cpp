@@ -9,6 +9,7 @@
 #include "common.h"
 #include "options.h"
 #include "progress.h"
+#include "tagwarden/config/rules_file_clashes.h"
 #include "tagwarden/publish/atomic_file.h"
 
 namespace tw::cli {
@@ -92,6 +93,26 @@ int run_compile(const std::vector<std::string>& args) {
   progress.say("reading " + vm["snapshot"].as<std::string>() + " and " + vm["config"].as<std::string>());
   auto inputs = load_inputs_or_report(vm, json_output);
   if (!inputs) return kExitInvalidInput;
+  {
+    // What this run reads and writes besides the rules_files: none of them may be one.
+    const std::string out = vm["out"].as<std::string>();
+    std::vector<OwnedPath> owned = {
+        {vm["snapshot"].as<std::string>(), "the snapshot (--snapshot)", false},
+        {(std::filesystem::path(out) / "findings.json").string(), "--out's findings.json", false}};
+    for (const auto& p : inputs->config.profiles) {
+      for (const char* file : {"rules.json", "trino-opa.json", "plan.sql", "policyset.json"})
+        owned.push_back({(std::filesystem::path(out) / p.name / file).string(),
+                         "a file compile writes under --out for profile " + p.name, false});
+    }
+    const auto clashes = rules_file_clashes(inputs->config, owned);
+    if (!clashes.empty()) {
+      std::string text;
+      for (const auto& c : clashes) text += "error: " + c.str() + "\n";
+      std::cerr << text;
+      return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
+                         : kExitInvalidInput;
+    }
+  }
   const std::size_t total = inputs->config.profiles.size();
   const bool timed = vm["timings"].as<bool>();
   nlohmann::json timings = {{"snapshot_ms", inputs->snapshot_ms}, {"model_ms", inputs->model_ms}};

@@ -4,6 +4,7 @@
 
 #include "daemon_settings.h"
 #include "tagwarden/config/profile.h"
+#include "tagwarden/config/rules_file_clashes.h"
 #include "tagwarden/engines/starrocks/connection.h"
 #include "tagwarden/model/document.h"
 #include "tagwarden/model/entry_reader.h"
@@ -185,10 +186,7 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
         } else if (!names_a_file(*file)) {
           e.error(e.path("rules_file"), "must name a file (it is empty or ends in a directory)");
         } else {
-          std::error_code ec;
-          const auto absolute = std::filesystem::absolute(*file, ec);
-          const std::string key = (ec ? std::filesystem::path(*file) : absolute).lexically_normal().string();
-          const auto [it, inserted] = rules_files.emplace(key, p.name);
+          const auto [it, inserted] = rules_files.emplace(file_identity(*file), p.name);
           if (!inserted) {
             e.error(e.path("rules_file"), "is also profile \"" + it->second +
                                               "\"'s rules_file: each profile needs its own file, or Trino may read "
@@ -233,13 +231,24 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
       config.profiles.push_back(std::move(p));
     }
   }
+  if (errors.empty()) {
+    const std::vector<OwnedPath> daemon_paths = {
+        {config.daemon.source.file, "the daemon's source.file", false},
+        {config.daemon.state_dir + "/profiles", "the daemon's state_dir", true}};
+    for (auto& clash : rules_file_clashes(config, daemon_paths)) errors.push_back(std::move(clash));
+  }
   if (errors.empty()) out.config = std::move(config);
   return out;
 }
 
 ConfigLoad load_config_file(const std::string& path, bool resolve_secrets) {
   try {
-    return parse_config(read_file(path), resolve_secrets);
+    ConfigLoad out = parse_config(read_file(path), resolve_secrets);
+    if (out.config) {
+      out.errors = rules_file_clashes(*out.config, {{path, "this config file", false}});
+      if (!out.errors.empty()) out.config.reset();
+    }
+    return out;
   } catch (const std::exception& e) {
     ConfigLoad out;
     out.errors.push_back({"", e.what()});

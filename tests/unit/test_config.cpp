@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -498,4 +500,47 @@ TEST_CASE("access_control: file or opa, on Trino profiles only, and opa writes n
       "profiles: [{name: t, engine: trino, catalogs: [x], access_control: opa, rules_file: /tmp/r.json}]\n");
   REQUIRE(both.size() == 1);
   CHECK_THAT(both[0], Catch::StartsWith("profiles[0].rules_file: a profile with access_control: opa has no rules"));
+}
+
+TEST_CASE("a rules_file may not be a file tagwarden reads or another profile's, however it is spelled", "[config]") {
+  // Publishing replaces the rules_file whole: on the daemon's snapshot or its own config it
+  // destroys the input; through a symlinked directory two profiles share one file, and Trino
+  // reads whichever published last.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tw-rules-file-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "alias");
+  const std::string d = dir.string();
+  CHECK(config_errors("source: {file: " + d +
+                      "/real/snap.json}\nprofiles:\n"
+                      "  - {name: t, engine: trino, catalogs: [a], rules_file: " +
+                      d + "/alias/snap.json}\n") ==
+        Names{"profiles[0].rules_file: is the daemon's source.file: publishing the rules would overwrite it; name a "
+              "file of the profile's own"});
+  CHECK(config_errors("profiles:\n  - {name: t, engine: trino, catalogs: [a], rules_file: " + d +
+                      "/real/r.json}\n  - {name: u, engine: trino, catalogs: [b], rules_file: " + d +
+                      "/alias/r.json}\n") ==
+        Names{"profiles[1].rules_file: is also profile \"t\"'s rules_file: each profile needs its own file, or Trino "
+              "may read the other profile's rules"});
+  CHECK(config_errors("state_dir: " + d +
+                      "/alias\nprofiles:\n  - {name: t, engine: trino, catalogs: [a], rules_file: " + d +
+                      "/real/profiles/t/rules.json}\n") ==
+        Names{"profiles[0].rules_file: is under the daemon's state_dir: publishing the rules would overwrite it; name "
+              "a file of the profile's own"});
+  const std::string config_path = d + "/real/tw.yaml";
+  {
+    std::ofstream(config_path) << "profiles:\n  - {name: t, engine: trino, catalogs: [a], rules_file: " << d
+                               << "/alias/tw.yaml}\n";
+  }
+  const tw::ConfigLoad own = tw::load_config_file(config_path);
+  CHECK_FALSE(own.config.has_value());
+  CHECK(twtest::error_strings(own.errors) ==
+        Names{"profiles[0].rules_file: is this config file: publishing the rules would overwrite it; name a file of "
+              "the profile's own"});
+  must_config("source: {file: " + d +
+              "/real/snap.json}\nprofiles:\n  - {name: t, engine: trino, catalogs: [a], "
+              "rules_file: " +
+              d + "/real/rules.json}\n");
+  fs::remove_all(dir);
 }
