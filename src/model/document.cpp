@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <fstream>
@@ -55,6 +56,14 @@ nlohmann::json yaml_floating_point(const std::string& s, const std::string& path
   const double v = std::strtod(s.c_str(), nullptr);
   if (errno == ERANGE && std::isinf(v)) {
     errors.emplace_back(path, "invalid YAML: number overflow parsing '" + s + "'");
+    return nullptr;
+  }
+  // Too small for a double: read as 0, 1e-400 compared with an integer column would match 0.
+  const std::string mantissa = s.substr(0, s.find_first_of("eE"));
+  if ((v == 0.0 && mantissa.find_first_of("123456789") != std::string::npos) || std::fpclassify(v) == FP_SUBNORMAL) {
+    errors.emplace_back(path, "the number " + s +
+                                  " is too small for a double (it would read as 0 or lose its digits); write 0 or a "
+                                  "number a double holds");
     return nullptr;
   }
   return v;
@@ -306,7 +315,17 @@ std::string step_path(const std::vector<Step>& steps, std::string_view last_key)
 // Refuses every repeated key of every mapping, in document order, with the
 // wording and path of the YAML reader; like it, the value of a repeated key is
 // not looked into.
-void check_duplicates(simdjson::dom::element v, std::vector<Step>& steps, DocumentParser::Errors& errors) {
+// A floating-point number simdjson reads as 0 or as a subnormal: either one written so, or one too
+// small for a double (1e-400), which simdjson reads as 0 without an error. Which one is told by
+// the text (underflowing_numbers); kept here in document order, by path.
+bool zero_or_subnormal(simdjson::dom::element e) {
+  if (e.type() != simdjson::dom::element_type::DOUBLE) return false;
+  const double d = e.get_double().value_unsafe();
+  return d == 0.0 || std::fpclassify(d) == FP_SUBNORMAL;
+}
+
+void check_duplicates(simdjson::dom::element v, std::vector<Step>& steps, DocumentParser::Errors& errors,
+                      std::vector<std::string>& tiny) {
   using Type = simdjson::dom::element_type;
   const auto container = [](simdjson::dom::element e) { return e.type() == Type::OBJECT || e.type() == Type::ARRAY; };
   if (v.type() == Type::ARRAY) {
@@ -315,8 +334,12 @@ void check_duplicates(simdjson::dom::element v, std::vector<Step>& steps, Docume
     for (simdjson::dom::element item : array) {
       if (container(item)) {
         steps.push_back({{}, i, true});
-        check_duplicates(item, steps, errors);
+        check_duplicates(item, steps, errors, tiny);
         steps.pop_back();
+      } else if (zero_or_subnormal(item)) {
+        std::string path = steps.empty() ? std::string() : step_path(steps, {});
+        if (!path.empty()) path.pop_back();  // the '.' step_path puts before a key
+        tiny.push_back(path + "[" + std::to_string(i) + "]");
       }
       ++i;
     }
@@ -345,9 +368,51 @@ void check_duplicates(simdjson::dom::element v, std::vector<Step>& steps, Docume
     const simdjson::dom::element item = it.value();
     if (container(item)) {
       steps.push_back({key, 0, false});
-      check_duplicates(item, steps, errors);
+      check_duplicates(item, steps, errors, tiny);
       steps.pop_back();
+    } else if (zero_or_subnormal(item)) {
+      tiny.push_back(step_path(steps, key));
     }
+  }
+}
+
+// The floating-point number tokens of JSON text outside strings that read as 0 or subnormal, in
+// order, each with whether its digits are all zero (then 0 is what was written).
+std::vector<std::pair<std::string, bool>> zero_or_subnormal_tokens(std::string_view text) {
+  std::vector<std::pair<std::string, bool>> out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t end = i;
+    while (end < text.size() && std::strchr("+-0123456789.eE", text[end]) != nullptr && text[end] != '\0') ++end;
+    const std::string token(text.substr(i, end - i));
+    i = end - 1;
+    if (token.find_first_of(".eE") == std::string::npos) continue;  // an integer: never a double 0 here
+    const double d = std::strtod(token.c_str(), nullptr);
+    if (d != 0.0 && std::fpclassify(d) != FP_SUBNORMAL) continue;
+    const std::string mantissa = token.substr(0, token.find_first_of("eE"));
+    out.emplace_back(token, mantissa.find_first_of("123456789") == std::string::npos);
+  }
+  return out;
+}
+
+// Refuses numbers too small for a double: read as 0, `1e-400` compared with an integer column
+// would match the rows holding 0 (fail closed: the snapshot is refused naming the entry).
+void refuse_underflow(std::string_view text, const std::vector<std::string>& tiny, DocumentParser::Errors& errors) {
+  if (tiny.empty()) return;
+  const auto tokens = zero_or_subnormal_tokens(text);
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    if (tokens[k].second && std::fpclassify(std::strtod(tokens[k].first.c_str(), nullptr)) != FP_SUBNORMAL) continue;
+    const std::string path = k < tiny.size() && tokens.size() == tiny.size() ? tiny[k] : tiny.front();
+    errors.emplace_back(path, "the number " + tokens[k].first +
+                                  " is too small for a double (it would read as 0 or lose its digits); write 0 or "
+                                  "a number a double holds");
   }
 }
 
@@ -366,15 +431,18 @@ DocumentParse DocumentParser::json(std::string_view text) {
       result.errors.emplace_back("", "invalid JSON: " + rewriter.error);
       return result;
     }
-    if (error != simdjson::DEPTH_ERROR && error != simdjson::CAPACITY)
+    if (error != simdjson::DEPTH_ERROR && error != simdjson::CAPACITY) {
       error = parse_padded(impl->parser, rewriter.out, impl->root);
+    }
   }
   if (error) {
     result.errors.emplace_back("", std::string("invalid JSON: ") + simdjson::error_message(error));
     return result;
   }
   std::vector<Step> steps;
-  check_duplicates(impl->root, steps, result.errors);
+  std::vector<std::string> tiny;
+  check_duplicates(impl->root, steps, result.errors, tiny);
+  refuse_underflow(text, tiny, result.errors);  // the text as written, not as rewritten
   if (result.errors.empty()) result.document.impl_ = std::move(impl);
   return result;
 }

@@ -214,12 +214,18 @@ TEST_CASE("integers: what the loader reads as one", "[load][json]") {
     CHECK(typed(yaml->users[0].attributes) ==
           "{above:u9223372036854775808,below:f-9.223372036854776e+18,big:u18446744073709551615,"
           "huge:f1.8446744073709552e+19,low:i-9223372036854775808,plus:u18446744073709551615,}");
-    // Too small for a double: 0 or subnormal in both; too large: refused in both, naming the
-    // path in YAML (std::stod threw: the error was the one word "stod", with no path).
+    // Too small for a double (it would read as 0, which an integer column holds) or too large:
+    // refused in both, naming the path (std::stod threw: the error was the one word "stod").
     const std::string tiny = R"({"zero": 1e-400, "neg": -1e-400, "sub": 2.5e-320})";
-    CHECK(
-        typed(must_parse(kYamlHead + "users: [{name: a, attributes: " + tiny + "}]\n")->users[0].attributes) ==
-        typed(must_parse(kJsonHead + R"("users": [{"name": "a", "attributes": )" + tiny + "}]}")->users[0].attributes));
+    const std::vector<std::string> tiny_errors = {
+        "users[0].attributes.zero: the number 1e-400 is too small for a double (it would read as 0 or lose its "
+        "digits); write 0 or a number a double holds",
+        "users[0].attributes.neg: the number -1e-400 is too small for a double (it would read as 0 or lose its "
+        "digits); write 0 or a number a double holds",
+        "users[0].attributes.sub: the number 2.5e-320 is too small for a double (it would read as 0 or lose its "
+        "digits); write 0 or a number a double holds"};
+    CHECK(must_fail(kYamlHead + "users: [{name: a, attributes: " + tiny + "}]\n") == tiny_errors);
+    CHECK(must_fail(kJsonHead + R"("users": [{"name": "a", "attributes": )" + tiny + "}]}") == tiny_errors);
     CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: 1e400}}]\n") ==
           "users[0].attributes.x: invalid YAML: number overflow parsing '1e400'");
     CHECK(only_error(kYamlHead + "users: [{name: a, attributes: {x: " + std::string(400, '9') + "}}]\n") ==
@@ -364,4 +370,23 @@ TEST_CASE("unknown keys are reported in key order, as before", "[load][json]") {
           R"(zeta: unknown key "zeta" (expected one of: version, generated_at, users, roles, role_assignments, classifications, objects, grants, policies))",
           R"(users[0].aa: unknown key "aa" (expected one of: name, engine_user, platform_admin, groups, attributes))",
           R"(users[0].zz: unknown key "zz" (expected one of: name, engine_user, platform_admin, groups, attributes))"});
+}
+
+TEST_CASE("a number too small for a double is refused, naming its path; a zero written so is read", "[document]") {
+  auto errors_of = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const auto& [path, message] : tw::parse_document(text).errors) out.push_back(path + ": " + message);
+    return out;
+  };
+  const std::string why =
+      " is too small for a double (it would read as 0 or lose its digits); write 0 or a number "
+      "a double holds";
+  CHECK(errors_of(R"({"a": [0.0, -0.0, 0e5, 1.5], "b": {"v": 1e-400}, "s": "1e-400"})") ==
+        std::vector<std::string>{"b.v: the number 1e-400" + why});
+  CHECK(errors_of(R"({"a": [1, 2e-320]})") == std::vector<std::string>{"a[1]: the number 2e-320" + why});
+  CHECK(errors_of(R"({"a": 0.0, "big": 123456789012345678901234567890, "s": "x\"1e-999", "t": -1e-400})") ==
+        std::vector<std::string>{"t: the number -1e-400" + why});
+  CHECK(errors_of("a: [0.0, 1e-400]\n") == std::vector<std::string>{"a[1]: the number 1e-400" + why});
+  CHECK(errors_of(R"({"a": [0.0, -0.0, 0E-400, 0.000]})").empty());
+  CHECK(errors_of("a: [0.0, -0.0, 0e-400]\n").empty());
 }
