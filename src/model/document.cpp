@@ -143,18 +143,37 @@ class YamlToJson {
   static constexpr std::size_t kBytesPerTextByte = 16;
   static constexpr std::size_t kFreeBytes = std::size_t{1} << 20;
 
-  YamlToJson(std::size_t text_size, DocumentParser::Errors& errors)
-      : budget_(text_size * kBytesPerTextByte + kFreeBytes), errors_(errors) {}
+  YamlToJson(std::string_view text, DocumentParser::Errors& errors)
+      : budget_(text.size() * kBytesPerTextByte + kFreeBytes),
+        errors_(errors),
+        escapes_to_bytes_(text.find("\\_") != std::string_view::npos || text.find("\\N") != std::string_view::npos) {}
 
   nlohmann::json convert(const YAML::Node& node, const std::string& path) {
     if (!spend(node.IsScalar() ? node.Scalar().size() : 0, path)) return nullptr;
+    // A tag would change what a value is (!!binary decodes, !!int coerces, !foo is the
+    // application's): only the plain reading is this snapshot's, so none but these are read.
+    const std::string& tag = node.Tag();
+    if (!tag.empty() && tag != "?" && tag != "!" && tag != "tag:yaml.org,2002:str" && tag != "tag:yaml.org,2002:map" &&
+        tag != "tag:yaml.org,2002:seq") {
+      const std::string core = "tag:yaml.org,2002:";
+      const std::string shown = tag.rfind(core, 0) == 0 ? "!!" + tag.substr(core.size()) : tag;
+      errors_.emplace_back(path, "the YAML tag " + printable_message(shown) +
+                                     " is not read (only !!str, !!map and !!seq are): remove it and write the value "
+                                     "as it is meant");
+      return nullptr;
+    }
     switch (node.Type()) {
       case YAML::NodeType::Null:
       case YAML::NodeType::Undefined:
         return nullptr;
       case YAML::NodeType::Scalar:
         if (std::optional<std::string> problem = utf8_problem(node.Scalar())) {
-          errors_.emplace_back(path, std::move(*problem));
+          const bool escaped = escapes_to_bytes_ && (node.Scalar().find('\xA0') != std::string::npos ||
+                                                     node.Scalar().find('\x85') != std::string::npos);
+          // yaml-cpp decodes the escapes \_ (U+00A0) and \N (U+0085) to one byte, not to UTF-8.
+          errors_.emplace_back(path, escaped ? "holds the YAML escape \\_ or \\N, which this YAML reader cannot "
+                                               "decode: write the character itself, or \\u00A0 / \\u0085"
+                                             : std::move(*problem));
           return nullptr;
         }
         return yaml_scalar(node, path, errors_);
@@ -216,6 +235,7 @@ class YamlToJson {
   std::size_t budget_;
   bool exhausted_ = false;
   DocumentParser::Errors& errors_;
+  bool escapes_to_bytes_ = false;  // the text holds \_ or \N
 };
 
 simdjson::error_code parse_padded(simdjson::dom::parser& parser, std::string_view text, simdjson::dom::element& root) {
@@ -468,7 +488,7 @@ DocumentParse DocumentParser::yaml(std::string_view text) {
       return result;
     }
     const YAML::Node root = count.documents == 0 ? YAML::Node() : YAML::Load(stream);
-    value = YamlToJson(text.size(), result.errors).convert(root, "");
+    value = YamlToJson(text, result.errors).convert(root, "");
   } catch (const YAML::Exception& e) {
     result.errors.emplace_back("", "invalid YAML: " + printable_message(e.what()));
   }

@@ -390,3 +390,21 @@ TEST_CASE("a number too small for a double is refused, naming its path; a zero w
   CHECK(errors_of(R"({"a": [0.0, -0.0, 0E-400, 0.000]})").empty());
   CHECK(errors_of("a: [0.0, -0.0, 0e-400]\n").empty());
 }
+
+TEST_CASE("YAML tags that would change a value are refused; escapes the reader cannot decode are named", "[document]") {
+  auto errors_of = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const auto& [path, message] : tw::parse_document(text).errors) out.push_back(path + ": " + message);
+    return out;
+  };
+  const std::string tail =
+      " is not read (only !!str, !!map and !!seq are): remove it and write the value as it is meant";
+  CHECK(errors_of("a: !foo bob\n") == std::vector<std::string>{"a: the YAML tag !foo" + tail});
+  CHECK(errors_of("a: [x, !!binary Ym9i]\n") == std::vector<std::string>{"a[1]: the YAML tag !!binary" + tail});
+  CHECK(errors_of("a: {b: !!int \"5\"}\n") == std::vector<std::string>{"a.b: the YAML tag !!int" + tail});
+  CHECK(errors_of("a: !!str 5\nb: !!map {c: !!seq [1]}\nd: 'q'\ne: \"q\"\n").empty());
+  CHECK(errors_of("a: \"bo\\_b\"\n") ==
+        std::vector<std::string>{"a: holds the YAML escape \\_ or \\N, which this YAML reader cannot decode: write the "
+                                 "character itself, or \\u00A0 / \\u0085"});
+  CHECK(errors_of("a: \"bo\\u00A0b\"\n").empty());
+}
