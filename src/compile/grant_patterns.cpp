@@ -73,7 +73,7 @@ std::vector<UnlistedRule> unlisted_rules(const std::vector<EngineGrant>& grants,
         const std::size_t u = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
         PrivilegeSet privs = std::exchange(privileges[u], {});
         if (restricted[u]) privs.remove(Privilege::Ownership);
-        if (!privs.empty()) rule.access.emplace_back(u, privs);
+        if (!privs.empty()) rule.access.emplace_back(static_cast<std::uint32_t>(u), privs);
       }
     }
     if (!rule.access.empty()) out.push_back(std::move(rule));

@@ -31,7 +31,7 @@ const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
 
 PrivilegeSet UnlistedRule::privileges_of(std::size_t user) const {
   auto it = std::lower_bound(access.begin(), access.end(), user,
-                             [](const std::pair<std::size_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
+                             [](const std::pair<std::uint32_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
   return it != access.end() && it->first == user ? it->second : PrivilegeSet{};
 }
 

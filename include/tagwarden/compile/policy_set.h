@@ -3,6 +3,7 @@
 // object the profile sees, and on names the snapshot does not list, with the
 // reason for every decision. Renderers only translate it; no renderer decides.
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -117,7 +118,9 @@ struct ObjectPolicy {
 /// Ordered most specific first: the first pattern matching a name decides.
 struct UnlistedRule {
   QualifiedName pattern;  ///< engine names; schema/table may be "*"; catalog is concrete
-  std::vector<std::pair<std::size_t, PrivilegeSet>> access;  ///< users with non-empty privileges, by user index
+  /// Users with non-empty privileges, by user index; 32 bits a user: at L every unlisted pattern
+  /// lists most of 20,000 users, and the lists were a third of a StarRocks profile's memory at M.
+  std::vector<std::pair<std::uint32_t, PrivilegeSet>> access;
   /// The privileges `user` has here (empty when absent): a binary search of `access`.
   PrivilegeSet privileges_of(std::size_t user) const;
 };
