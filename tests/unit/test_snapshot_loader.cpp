@@ -344,3 +344,23 @@ TEST_CASE("bytes the layout reader skips are judged too", "[load][incremental]")
     CHECK_FALSE(got.errors.empty());
   }
 }
+
+TEST_CASE("a number too small for a double in a changed entry is refused as a whole read refuses it",
+          "[load][incremental]") {
+  World w(11);
+  json s = w.snapshot();
+  tw::SnapshotLoader loader;
+  REQUIRE(loader.load(s.dump()).snapshot);
+  s["users"][0]["attributes"]["tiny"] = 12345.678;
+  std::string text = s.dump();
+  const auto at = text.find("12345.678");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 9, "1e-400");
+  const auto got = loader.load(text);
+  const tw::SnapshotLoad want = tw::parse_snapshot(text);
+  REQUIRE_FALSE(want.snapshot);
+  CHECK_FALSE(got.snapshot);
+  CHECK(twtest::error_strings(got.errors) == twtest::error_strings(want.errors));
+  CHECK_THAT(twtest::error_strings(got.errors).front(),
+             Catch::StartsWith("users[0].attributes.tiny: the number 1e-400"));
+}
