@@ -18,6 +18,13 @@ using Names = std::vector<std::string>;
 
 namespace {
 
+// What parse_document refuses, as "path: message".
+std::vector<std::string> errors_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& [path, message] : tw::parse_document(text).errors) out.push_back(path + ": " + message);
+  return out;
+}
+
 const std::string kJsonHead = R"({"version": 1, "generated_at": "2026-11-30T12:00:00Z", )";
 const std::string kYamlHead = "version: 1\ngenerated_at: \"2026-11-30T12:00:00Z\"\n";
 
@@ -373,11 +380,6 @@ TEST_CASE("unknown keys are reported in key order, as before", "[load][json]") {
 }
 
 TEST_CASE("a number too small for a double is refused, naming its path; a zero written so is read", "[document]") {
-  auto errors_of = [](const std::string& text) {
-    std::vector<std::string> out;
-    for (const auto& [path, message] : tw::parse_document(text).errors) out.push_back(path + ": " + message);
-    return out;
-  };
   const std::string why =
       " is too small for a double (it would read as 0 or lose its digits); write 0 or a number "
       "a double holds";
@@ -392,11 +394,6 @@ TEST_CASE("a number too small for a double is refused, naming its path; a zero w
 }
 
 TEST_CASE("YAML tags that would change a value are refused; escapes the reader cannot decode are named", "[document]") {
-  auto errors_of = [](const std::string& text) {
-    std::vector<std::string> out;
-    for (const auto& [path, message] : tw::parse_document(text).errors) out.push_back(path + ": " + message);
-    return out;
-  };
   const std::string tail =
       " is not read (only !!str, !!map and !!seq are): remove it and write the value as it is meant";
   CHECK(errors_of("a: !foo bob\n") == std::vector<std::string>{"a: the YAML tag !foo" + tail});
