@@ -356,3 +356,23 @@ TEST_CASE("starrocks apply: the rebuild around a foreign mask fits the cap and i
     }
   }
 }
+
+TEST_CASE("starrocks apply: a user moving from a holder role to an atom role inheriting it keeps it until cleanup") {
+  // u0 reads t0 alone (a member of the holder role of t0); then u0 also reads t1 with u1, so u0's
+  // atom role inherits both holder roles. u0 reads t0 before and after: leaving t0's holder role
+  // while tightening took that read away until widen granted the atom (docs/starrocks.md).
+  const auto before = matrix_policy_set({{1, 0}, {0, 1}}), after = matrix_policy_set({{1, 1}, {0, 1}});
+  const Plan a = plan_ok(before, {Dialect::StarRocks, {}, 1000000});
+  const Plan b = plan_ok(after, {Dialect::StarRocks, {}, 1000000});
+  check_transition(a, b, 1000000);
+  LiveState live;
+  live.owned = a.desired;
+  bool revoked_in_cleanup = false;
+  for (const auto& st : diff_statements(b, live)) {
+    INFO(st.sql);
+    if (st.sql.rfind("REVOKE `", 0) != 0 || st.sql.find("'u0'") == std::string::npos) continue;
+    CHECK(st.phase == Phase::Cleanup);
+    revoked_in_cleanup = true;
+  }
+  CHECK(revoked_in_cleanup);
+}

@@ -231,7 +231,10 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
   // (never users x objects for the whole plan).
   std::set<std::string> leaving;
   for (const auto& [name, role] : have.roles) {
-    if (!want.roles.count(name)) leaving.insert(role.members.begin(), role.members.end());
+    const auto w = want.roles.find(name);
+    for (const auto& user : role.members) {
+      if (w == want.roles.end() || !w->second.members.count(user)) leaving.insert(user);
+    }
   }
   std::map<std::string, Grants> wanted;
   if (!leaving.empty()) {
@@ -288,11 +291,51 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       for (const std::string* name : roles) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, *name, user)});
     }
   }
+  // Users who would hold a role still wanted until cleanup besides their new roles: over the cap,
+  // they leave it while tightening (less for a while, never more, never refused).
+  std::set<std::string> over_cap;
+  {
+    std::map<std::string, std::set<std::string>> held;  // such users -> every role they would hold in widen
+    for (const auto& [name, role] : want.roles) {
+      auto it = have.roles.find(name);
+      if (it == have.roles.end()) continue;
+      for (const auto& user : it->second.members) {
+        if (!role.members.count(user)) add_inherited_closure(have.roles, name, held[user]);
+      }
+    }
+    for (const auto& [name, role] : want.roles) {
+      for (const auto& user : role.members) {
+        if (auto h = held.find(user); h != held.end()) add_inherited_closure(want.roles, name, h->second);
+      }
+    }
+    for (const auto& [user, names] : kept) {
+      if (auto h = held.find(user); h != held.end()) {
+        for (const std::string* name : names) add_inherited_closure(have.roles, *name, h->second);
+      }
+    }
+    for (const auto& [user, roles] : held) {
+      if (roles.size() + 1 > plan.max_roles_per_user) over_cap.insert(user);  // + PUBLIC
+    }
+  }
   for (const auto& [name, role] : want.roles) {
     auto it = have.roles.find(name);
     if (it == have.roles.end()) continue;
     for (const auto& user : it->second.members) {
-      if (!role.members.count(user)) tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+      if (role.members.count(user)) continue;
+      // A user leaving a role still wanted (a holder role their new atom role inherits) keeps it
+      // until cleanup when the new state gives them all it gives (tightened to the new state, it
+      // never gives more), and the cap leaves room: so they never miss an access they keep.
+      const Grants& gives = gives_new(name);
+      const auto& gets = wanted[user];
+      const bool covered = std::all_of(gives.begin(), gives.end(), [&](const auto& g) {
+        auto w = gets.find(g.first);
+        return w != gets.end() && std::includes(w->second.begin(), w->second.end(), g.second.begin(), g.second.end());
+      });
+      if (covered && !over_cap.count(user)) {
+        cleanup.push_back({Phase::Cleanup, "", sql::revoke_role(d, name, user)});
+      } else {
+        tighten.push_back({Phase::Tighten, "", sql::revoke_role(d, name, user)});
+      }
     }
     for (const auto& inherited : it->second.roles) {
       if (!role.roles.count(inherited))
