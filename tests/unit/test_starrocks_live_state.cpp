@@ -24,11 +24,12 @@ namespace {
 class RecordedServer : public sr::Connection {
  public:
   std::map<std::string, std::vector<sr::Row>> answers;
+  std::map<std::string, std::vector<std::string>> columns;  // by the same keys, for SELECT *
   std::vector<std::string> executed;
   void execute(const std::string& sql) override { executed.push_back(sql); }
   sr::Rows query(const std::string& sql) override {
     for (const auto& [key, rows] : answers) {
-      if (sql.find(key) != std::string::npos) return {{}, rows};
+      if (sql.find(key) != std::string::npos) return {columns[key], rows};
     }
     return {};
   }
@@ -180,4 +181,52 @@ TEST_CASE("starrocks live state: grants reaching users through PUBLIC and roles 
     // Grants on objects the plan does not list are not copied per user.
     for (const auto& g : live.foreign) CHECK(g.on.database == "finance");
   }
+}
+
+TEST_CASE("starrocks live state: what an owned role holds that cannot be revoked exactly is drift") {
+  const sr::Plan plan = demo_plan(sr::Dialect::StarRocks);
+  const std::string holder = plan.desired.roles.begin()->first;
+  RecordedServer s;
+  s.answers["SHOW ROLES"] = {{"public"}, {holder}};
+  s.answers["SHOW USERS"] = {{"'member-sso'@'%'"}};
+  s.answers["sys.grants_to_roles"] = {{holder, std::nullopt, std::nullopt, std::nullopt, "SYSTEM", "GRANT, NODE", "NO"},
+                                      {holder, "default_catalog", "finance", "invoices", "TABLE", "SELECT", "YES"},
+                                      {holder, "default_catalog", "finance", "customers", "TABLE", "SELECT", "NO"}};
+  const sr::LiveRead live = sr::read_live_state(s, plan);
+  REQUIRE(live.owned_drift.size() == 2);
+  for (const auto& f : live.owned_drift) {
+    CHECK(f.code == "starrocks_drift");
+    CHECK(f.message.find("owned role " + holder + " holds ") == 0);
+  }
+  CHECK(
+      any_has({live.owned_drift[0].message}, "holds GRANT, NODE on SYSTEM, an object kind tagwarden never grants on"));
+  CHECK(any_has({live.owned_drift[1].message},
+                "holds SELECT on default_catalog.finance.invoices WITH GRANT OPTION: its holders may grant it"));
+  // The grants of the kinds it makes are still read (and revoked when not wanted).
+  CHECK(live.state.owned.roles.at(holder).grants.size() == 2);
+}
+
+TEST_CASE("mysql live state: wildcard database grants, routines and admin options of owned roles are revoked") {
+  const sr::Plan plan = demo_plan(sr::Dialect::MySQL);
+  std::string member_role, member;
+  for (const auto& [name, role] : plan.desired.roles) {
+    if (!role.members.empty()) member_role = name, member = *role.members.begin();
+  }
+  REQUIRE_FALSE(member.empty());
+  RecordedServer s = mariadb({member_role});
+  s.answers["mysql.roles_mapping"] = {{member, "%", member_role, "Y"}};
+  s.answers["mysql.procs_priv"] = {{member_role, "", "finance", "p`1", "PROCEDURE", "Execute,Grant"}};
+  s.answers["FROM mysql.db"] = {{member_role, "", "fin%", "Y"}, {member_role, "", "under\\_score", "Y"}};
+  s.columns["FROM mysql.db"] = {"User", "Host", "Db", "Select_priv"};
+  const sr::LiveRead live = sr::read_live_state(s, plan);
+  const auto statements = sr::diff_statements(plan, live.state);
+  auto has = [&](const std::string& sql) {
+    return std::any_of(statements.begin(), statements.end(), [&](const sr::Statement& st) { return st.sql == sql; });
+  };
+  CHECK(has("REVOKE ADMIN OPTION FOR `" + member_role + "` FROM " + sr::sql::user_identity(member)));
+  CHECK(has("REVOKE EXECUTE, GRANT OPTION ON PROCEDURE `finance`.`p``1` FROM `" + member_role + "`"));
+  CHECK(has("REVOKE SELECT ON `fin%`.* FROM `" + member_role + "`"));
+  CHECK(has("REVOKE SELECT ON `under\\_score`.* FROM `" + member_role + "`"));
+  // The membership is wanted: kept, without the option.
+  CHECK_FALSE(has("REVOKE " + sr::sql::ident(member_role) + " FROM " + sr::sql::user_identity(member)));
 }

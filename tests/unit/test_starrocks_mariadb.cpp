@@ -506,6 +506,24 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
   c->execute("GRANT `test_holder` TO 'member-sso'@'%'");
   c->execute("CREATE USER IF NOT EXISTS 'test_local'@'localhost'");
   c->execute("GRANT " + r + " TO 'test_local'@'localhost'");
+  // Revoked as written: a wildcard pattern, an unescaped _ (re-escaped, its REVOKE names another
+  // grant and is refused), routines. An admin option goes, a wanted membership stays.
+  c->execute("GRANT SELECT ON `fin%`.* TO " + r);
+  c->execute("GRANT INSERT ON `under_score`.* TO " + r);
+  c->execute("GRANT DELETE ON `under\\_score`.* TO " + r);
+  c->execute("CREATE PROCEDURE IF NOT EXISTS `finance`.`test_proc`() SELECT 1");
+  c->execute("CREATE FUNCTION IF NOT EXISTS `finance`.`test_fn`() RETURNS INT RETURN 1");
+  c->execute("GRANT EXECUTE, ALTER ROUTINE ON PROCEDURE `finance`.`test_proc` TO " + r + " WITH GRANT OPTION");
+  c->execute("GRANT EXECUTE ON FUNCTION `finance`.`test_fn` TO " + r);
+  std::string member_role, member, holder_role, inherited_role;
+  for (const auto& [name, role] : plan.desired.roles) {
+    if (!role.members.empty()) member_role = name, member = *role.members.begin();
+    if (!role.roles.empty()) holder_role = name, inherited_role = *role.roles.begin();
+  }
+  REQUIRE_FALSE(member.empty());
+  REQUIRE_FALSE(holder_role.empty());
+  c->execute("GRANT `" + member_role + "` TO " + sr::sql::user_identity(member) + " WITH ADMIN OPTION");
+  c->execute("GRANT `" + inherited_role + "` TO `" + holder_role + "` WITH ADMIN OPTION");
 
   sr::ApplyResult fixed = sr::apply_plan(plan, *c, quick());
   INFO((fixed.errors.empty() ? std::string() : fixed.errors[0]));
@@ -519,6 +537,16 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
   CHECK(c->query("SELECT 1 FROM mysql.user WHERE User = '" + owned + "' AND Select_priv = 'Y'").rows.empty());
   CHECK(c->query("SELECT 1 FROM mysql.columns_priv WHERE User = '" + owned + "'").rows.empty());
   CHECK(c->query("SELECT 1 FROM mysql.roles_mapping WHERE User = 'test_local'").rows.empty());
+  CHECK(c->query("SELECT 1 FROM mysql.db WHERE User = '" + owned +
+                 "' AND Db IN ('fin%', 'under_score', 'under\\\\_score')")
+            .rows.empty());
+  CHECK(c->query("SELECT 1 FROM mysql.procs_priv WHERE User = '" + owned + "'").rows.empty());
+  CHECK(c->query("SELECT 1 FROM mysql.roles_mapping WHERE Role LIKE 'tw\\_%' AND Admin_option = 'Y' AND Host IN "
+                 "('%', '')")
+            .rows.empty());
+  CHECK(c->query("SELECT 1 FROM mysql.roles_mapping WHERE Role = '" + member_role +
+                 "' AND Host = '%' AND User = " + sr::sql::literal(member))
+            .rows.size() == 1);
   // The user's own column grant is not tagwarden's: reported, left alone.
   CHECK(std::any_of(fixed.findings.begin(), fixed.findings.end(), [](const tw::Finding& f) {
     return f.code == "starrocks_drift" &&
@@ -527,6 +555,8 @@ TEST_CASE("mariadb: hand-made grants to owned roles are revoked, whatever their 
   CHECK(sr::apply_plan(plan, *c, quick()).statements == 0);
   c->execute("DROP ROLE `test_holder`");
   c->execute("DROP USER 'test_local'@'localhost'");
+  c->execute("DROP PROCEDURE `finance`.`test_proc`");
+  c->execute("DROP FUNCTION `finance`.`test_fn`");
   reset(*c);
 }
 

@@ -72,6 +72,7 @@ ApplyResult apply_plan(const Plan& plan, Connection& c, const ApplyOptions& opti
         r.planned = statements;
         r.findings = diff_findings(plan, live.state);
         for (auto& f : drift_findings(plan, live.foreign)) r.findings.push_back(std::move(f));
+        r.findings.insert(r.findings.end(), live.owned_drift.begin(), live.owned_drift.end());
       }
       if (options.dry_run) {
         r.ok = true;

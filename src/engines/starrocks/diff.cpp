@@ -251,6 +251,12 @@ std::vector<Statement> diff_statements(const Plan& plan, const LiveState& live) 
       tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_role(d, name, holder)});
     for (const auto& [user, host] : role.other_host_members)
       tighten.push_back({Phase::Tighten, "", sql::revoke_role_from_account(d, name, user, host)});
+    // An admin option would let its holder grant the role (a gate's) to anyone: never kept, even
+    // for a membership that is.
+    for (const auto& user : role.admin_members)
+      tighten.push_back({Phase::Tighten, "", sql::revoke_admin_option(d, name, user, false)});
+    for (const auto& holder : role.admin_roles)
+      tighten.push_back({Phase::Tighten, "", sql::revoke_admin_option(d, name, holder, true)});
   }
   std::vector<Statement> drop_roles;
   std::map<std::string, std::vector<const std::string*>> kept;  // user -> roles no longer wanted it keeps

@@ -116,6 +116,11 @@ class OwnedSink {
   void inherit(const std::string& role, const std::string& inherited) {
     out_.state.owned.roles[role].roles.insert(inherited);
   }
+  /// `holder` (a user at host %, or an owned role) holds `role` WITH ADMIN OPTION.
+  void admin_holder(const std::string& role, const std::string& holder, bool holder_is_role) {
+    auto& r = out_.state.owned.roles[role];
+    (holder_is_role ? r.admin_roles : r.admin_members).insert(holder);
+  }
   void other_host_member(const std::string& role, const std::string& user, const std::string& host) {
     out_.state.owned.roles[role].other_host_members.emplace(user, host);
   }
@@ -263,7 +268,10 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
   for (const auto& r : c.query("SELECT User, Host, Role, Admin_option FROM mysql.roles_mapping").rows) {
     if (cell(r, 1).empty() && roles.count(cell(r, 0))) {  // a role granted to a role
       graph.role_roles[cell(r, 0)].insert(cell(r, 2));
-      if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.inherit(cell(r, 0), cell(r, 2));
+      if (sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) {
+        sink.inherit(cell(r, 0), cell(r, 2));
+        if (cell(r, 3) == "Y") sink.admin_holder(cell(r, 2), cell(r, 0), true);
+      }
       if (!sink.owned(cell(r, 0)) && sink.owned(cell(r, 2))) sink.foreign_holder(cell(r, 2), cell(r, 0));
       continue;
     }
@@ -274,7 +282,10 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
       continue;
     }
     graph.user_roles[cell(r, 0)].insert(cell(r, 2));
-    if (sink.owned(cell(r, 2))) sink.member(cell(r, 2), cell(r, 0));
+    if (sink.owned(cell(r, 2))) {
+      sink.member(cell(r, 2), cell(r, 0));
+      if (cell(r, 3) == "Y") sink.admin_holder(cell(r, 2), cell(r, 0), false);
+    }
   }
   std::map<std::string, std::vector<HeldGrant>> direct, by_role;
   auto hold = [&](const std::string& grantee, const std::string& host, HeldGrant g) {
@@ -344,9 +355,32 @@ LiveRead read_mysql(Connection& c, const Plan& plan) {
     const std::string raw = cell(r, db_db);
     const bool owned_role = cell(r, db_host).empty() && sink.owned(cell(r, db_user));
     g.on = {Securable::Kind::Database, catalog, owned_role ? mysql_unescape(raw) : raw, ""};
+    // On an owned role, a pattern tagwarden would not write (a wildcard, a needless escape) is
+    // revoked as written: re-escaped, its REVOKE would name another grant and be refused.
+    if (owned_role && sql::mysql_db_pattern(g.on.database) != sql::ident(raw)) {
+      g.on = {Securable::Kind::AsRead, catalog, "", sql::ident(raw) + ".*"};
+    }
     g.pattern = !owned_role;
     g.grant = "GRANT " + privilege_list(g.privileges) + " ON " + sql::ident(raw) + ".* TO {grantee}";
     hold(cell(r, db_user), cell(r, db_host), std::move(g));
+  }
+  // Stored routines an owned role may run (EXECUTE, ALTER ROUTINE): tagwarden never grants them,
+  // and a DEFINER routine reads with its definer's privileges. Only owned roles' are read: no plan
+  // object is a routine, so another grantee's are no drift.
+  for (const auto& r :
+       c.query("SELECT User, Host, Db, Routine_name, Routine_type, Proc_priv FROM mysql.procs_priv").rows) {
+    if (!cell(r, 1).empty() || !sink.owned(cell(r, 0))) continue;
+    const std::string type = upper(cell(r, 4));
+    if (type != "FUNCTION" && type != "PROCEDURE" && type != "PACKAGE" && type != "PACKAGE BODY") {
+      throw std::runtime_error("mysql.procs_priv holds a routine of type '" + cell(r, 4) + "' on owned role " +
+                               cell(r, 0) + ", which tagwarden cannot revoke; revoke it by hand");
+    }
+    const auto privileges = mysql_table_privileges(cell(r, 5));
+    if (privileges.empty()) continue;
+    sink.grant(
+        cell(r, 0),
+        {Securable::Kind::AsRead, catalog, "", type + " " + sql::ident(cell(r, 2)) + "." + sql::ident(cell(r, 3))},
+        privileges);
   }
   const Rows user_rows = c.query("SELECT * FROM mysql.user");
   const bool any_user = !user_rows.rows.empty();
@@ -524,13 +558,32 @@ LiveRead read_starrocks(Connection& c, const Plan& plan) {
   }
   const std::string columns = "OBJECT_CATALOG, OBJECT_DATABASE, OBJECT_NAME, OBJECT_TYPE, PRIVILEGE_TYPE";
   std::map<std::string, std::vector<HeldGrant>> direct, by_role;
-  for (const auto& r : c.query("SELECT GRANTEE, " + columns + " FROM sys.grants_to_roles").rows) {
+  for (const auto& r : c.query("SELECT GRANTEE, " + columns + ", IS_GRANTABLE FROM sys.grants_to_roles").rows) {
     auto on = starrocks_securable(r, 1);
-    if (!on) continue;
     const auto privs = privilege_set(cell(r, 5));
     if (sink.owned(cell(r, 0))) {
-      sink.grant(cell(r, 0), *on, privs);
-    } else {
+      // Made by hand, and not revoked: a REVOKE of another object kind, or of the grant option
+      // alone, is not written without a StarRocks to prove it. Reported so it is taken back.
+      std::string what;
+      if (!on) {
+        what = "on " + upper(cell(r, 4)) + (is_null(r, 1) ? "" : " " + cell(r, 1)) +
+               (is_null(r, 2) ? "" : "." + cell(r, 2)) + (is_null(r, 3) ? "" : "." + cell(r, 3)) +
+               ", an object kind tagwarden never grants on";
+      } else if (const std::string g = upper(cell(r, 6)); g == "YES" || g == "Y" || g == "TRUE") {
+        what = "on " + on->str() + " WITH GRANT OPTION: its holders may grant it to anyone";
+      }
+      if (!what.empty()) {
+        out.owned_drift.push_back(
+            {Severity::Warning,
+             "starrocks_drift",
+             "owned role " + cell(r, 0) + " holds " + privilege_list(privs) + " " + what +
+                 "; tagwarden does not take this back on StarRocks: revoke it by hand (REVOKE ... FROM ROLE " +
+                 sql::ident(cell(r, 0)) + ", then run apply again, which grants back what the plan wants)",
+             plan.profile,
+             {cell(r, 0)}});
+      }
+      if (on) sink.grant(cell(r, 0), *on, privs);
+    } else if (on) {
       by_role[cell(r, 0)].push_back({*on, false, privs, starrocks_grant_text(*on, privs)});
     }
   }

@@ -29,6 +29,7 @@ const char* to_string(Phase p) {
 }
 
 std::string Securable::str() const {
+  if (kind == Kind::AsRead) return name;
   std::string out = catalog;
   if (!database.empty()) out += "." + database;
   if (!name.empty()) out += "." + name;

@@ -43,12 +43,18 @@ const char* object_keyword(Securable::Kind k) {
       return "VIEW";
     case Securable::Kind::MaterializedView:
       return "MATERIALIZED VIEW";
+    case Securable::Kind::AsRead:
+      break;
   }
   return "TABLE";
 }
 
 // The object part of GRANT/REVOKE ... ON <target>.
 std::string grant_target(Dialect d, const Securable& on) {
+  if (on.kind == Securable::Kind::AsRead) {
+    if (d != Dialect::MySQL) throw std::invalid_argument("a target as read is a MySQL grant: " + on.name);
+    return on.name;
+  }
   if (d == Dialect::MySQL) {
     switch (on.kind) {
       case Securable::Kind::Catalog:
@@ -179,7 +185,8 @@ void append_grant_privileges(std::string& out, Dialect d, std::string_view privi
   out += "GRANT ";
   out += privileges;
   out += " ON ";
-  if (d == Dialect::StarRocks && on.kind != Securable::Kind::Catalog && on.kind != Securable::Kind::Database) {
+  if (d == Dialect::StarRocks && on.kind != Securable::Kind::Catalog && on.kind != Securable::Kind::Database &&
+      on.kind != Securable::Kind::AsRead) {
     out += object_keyword(on.kind);
     out += ' ';
     append_ident(out, on.database);
@@ -210,6 +217,10 @@ std::string grant_role(Dialect d, std::string_view role, std::string_view user) 
 
 std::string revoke_role(Dialect d, std::string_view role, std::string_view user) {
   return "REVOKE " + ident(role) + " FROM " + grantee_user(d, user);
+}
+
+std::string revoke_admin_option(Dialect, std::string_view role, std::string_view holder, bool holder_is_role) {
+  return "REVOKE ADMIN OPTION FOR " + ident(role) + " FROM " + (holder_is_role ? ident(holder) : user_identity(holder));
 }
 
 std::string revoke_role_from_account(Dialect d, std::string_view role, std::string_view user, std::string_view host) {

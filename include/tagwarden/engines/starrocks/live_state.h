@@ -5,7 +5,8 @@
 //
 // StarRocks: SHOW ROLES, SHOW USERS, sys.grants_to_roles, sys.grants_to_users,
 // sys.role_edges, SHOW MASKING POLICIES, SHOW CREATE TABLE.
-// MySQL/MariaDB: mysql.user, mysql.roles_mapping, mysql.tables_priv, mysql.db.
+// MySQL/MariaDB: mysql.user, mysql.roles_mapping, mysql.tables_priv, mysql.columns_priv,
+// mysql.db, mysql.procs_priv.
 
 #include <set>
 #include <string>
@@ -33,6 +34,9 @@ struct ForeignGrant {
 struct LiveRead {
   LiveState state;
   std::vector<ForeignGrant> foreign;
+  /// What an owned role holds that tagwarden cannot take back exactly on this server (StarRocks: a
+  /// grant on an object kind it never grants on, a grant option), as `starrocks_drift` warnings.
+  std::vector<Finding> owned_drift;
 };
 
 /// Reads what tagwarden owns for `plan` (its prefix, its objects) and the grants it does not own. Throws SqlError.

@@ -50,12 +50,15 @@ struct Capabilities {
 Capabilities compile_time_capabilities(std::string_view masking);
 
 /// What a grant is on. Catalog: USAGE on an external catalog; Database: CREATE ... ON DATABASE.
+/// AsRead: a target tagwarden never grants on, read from a MySQL server on a role it owns (a
+/// database pattern with a wildcard, a stored routine): `name` holds the target exactly as its
+/// REVOKE must name it (quoted), so that it is taken back and not refused as an unknown grant.
 struct Securable {
-  enum class Kind { Catalog, Database, Table, View, MaterializedView };
+  enum class Kind { Catalog, Database, Table, View, MaterializedView, AsRead };
   Kind kind = Kind::Table;
   std::string catalog;   ///< engine catalog
-  std::string database;  ///< empty for Catalog
-  std::string name;      ///< empty for Catalog and Database
+  std::string database;  ///< empty for Catalog and AsRead
+  std::string name;      ///< empty for Catalog and Database; the REVOKE target for AsRead
   auto operator<=>(const Securable&) const = default;
   /// catalog.database.name (as many parts as it has), for messages.
   std::string str() const;
@@ -103,6 +106,9 @@ struct OwnedState {
     /// Accounts on another host than '%' (user, host) granted this role by hand: tagwarden grants
     /// only 'user'@'%', so never wanted either.
     std::set<std::pair<std::string, std::string>> other_host_members;
+    /// Users (host %) and owned roles holding this role WITH ADMIN OPTION (MySQL): they could grant
+    /// it to anyone. tagwarden never grants it, so it is always revoked, the membership kept if wanted.
+    std::set<std::string> admin_members, admin_roles;
     bool operator==(const Role&) const = default;
   };
   std::map<std::string, Role> roles;              ///< by role name (all start with the plan's prefix)

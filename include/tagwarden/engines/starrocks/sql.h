@@ -45,6 +45,8 @@ std::string revoke_privileges(Dialect d, const std::set<std::string>& privileges
                               std::string_view role);
 std::string grant_role(Dialect d, std::string_view role, std::string_view user);
 std::string revoke_role(Dialect d, std::string_view role, std::string_view user);
+/// MySQL: REVOKE ADMIN OPTION FOR role FROM 'user'@'%' (or FROM `role`): the membership stays.
+std::string revoke_admin_option(Dialect d, std::string_view role, std::string_view holder, bool holder_is_role);
 /// REVOKE role FROM 'user'@'host', for an account on another host than '%'.
 std::string revoke_role_from_account(Dialect d, std::string_view role, std::string_view user, std::string_view host);
 /// Role inheritance: `to_role` inherits `role` (StarRocks GRANT r TO ROLE r2; MySQL/MariaDB GRANT r TO r2).
