@@ -1,8 +1,11 @@
 #include "grant_patterns.h"
 
+#include "user_lists.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -59,6 +62,8 @@ std::vector<UnlistedRule> unlisted_rules(const std::vector<EngineGrant>& grants,
   // A bit per user holding something here: walking the bits lists the holders in order
   // (sorting them for each pattern was a twentieth of a large compile).
   std::vector<std::uint64_t> holding((users + 63) / 64, 0);
+  UserLists lists;  // patterns reached by the same grants share their groups' lists
+  std::map<PrivilegeSet, UserLists::Bits> groups;
   for (const auto& pattern : ordered) {
     for (const auto& g : grants) {
       if (!covers(g.pattern, pattern) || g.privileges.empty()) continue;
@@ -67,19 +72,23 @@ std::vector<UnlistedRule> unlisted_rules(const std::vector<EngineGrant>& grants,
         privileges[u].add(g.privileges);
       }
     }
-    UnlistedRule rule{pattern, {}};
-    std::size_t holders = 0;  // reserved exactly: grown by doubling, a third of the lists was spare capacity
-    for (std::uint64_t word : holding) holders += static_cast<std::size_t>(std::popcount(word));
-    rule.access.reserve(holders);
     for (std::size_t w = 0; w < holding.size(); ++w) {
       for (std::uint64_t bits = std::exchange(holding[w], 0); bits; bits &= bits - 1) {
         const std::size_t u = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
         PrivilegeSet privs = std::exchange(privileges[u], {});
         if (restricted[u]) privs.remove(Privilege::Ownership);
-        if (!privs.empty()) rule.access.emplace_back(static_cast<std::uint32_t>(u), privs);
+        if (privs.empty()) continue;
+        auto& group = groups[privs];
+        if (group.empty()) group.assign(holding.size(), 0);
+        group[w] |= std::uint64_t{1} << (u % 64);
       }
     }
-    if (!rule.access.empty()) out.push_back(std::move(rule));
+    if (groups.empty()) continue;
+    UnlistedRule rule{pattern, {}};
+    rule.access.reserve(groups.size());
+    for (const auto& [privs, bits] : groups) rule.access.emplace_back(privs, lists.of_bits(bits));
+    groups.clear();
+    out.push_back(std::move(rule));
   }
   return out;
 }

@@ -30,9 +30,23 @@ const AccessClass* ObjectPolicy::class_of(std::size_t user) const {
 }
 
 PrivilegeSet UnlistedRule::privileges_of(std::size_t user) const {
-  auto it = std::lower_bound(access.begin(), access.end(), user,
-                             [](const std::pair<std::uint32_t, PrivilegeSet>& a, std::size_t u) { return a.first < u; });
-  return it != access.end() && it->first == user ? it->second : PrivilegeSet{};
+  for (const auto& [privileges, users] : access) {
+    if (users->contains(user)) return privileges;
+  }
+  return {};
+}
+
+std::size_t UnlistedRule::holders() const {
+  std::size_t n = 0;
+  for (const auto& group : access) n += group.second->size();
+  return n;
+}
+
+bool UnlistedRule::same_access(const UnlistedRule& other) const {
+  return std::equal(access.begin(), access.end(), other.access.begin(), other.access.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first == b.first && (a.second == b.second || *a.second == *b.second);
+                    });
 }
 
 PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& name) const {
@@ -46,7 +60,7 @@ PrivilegeSet PolicySet::unlisted_access(std::size_t user, const QualifiedName& n
 bool UnlistedRules::same_as(const UnlistedRules& other) const {
   return rules_ == other.rules_ ||
          std::equal(begin(), end(), other.begin(), other.end(), [](const UnlistedRule& x, const UnlistedRule& y) {
-           return x.pattern == y.pattern && x.access == y.access;
+           return x.pattern == y.pattern && x.same_access(y);
          });
 }
 

@@ -74,7 +74,9 @@ nlohmann::json to_json(const PolicySet& ps) {
   json unlisted = json::array();
   for (const auto& rule : ps.unlisted) {
     std::map<PrivilegeSet, std::vector<std::string>> classes;
-    for (const auto& [u, privs] : rule.access) classes[privs].push_back(ps.users[u].engine_name);
+    for (const auto& [privs, users] : rule.access) {
+      for (std::size_t u : *users) classes[privs].push_back(ps.users[u].engine_name);
+    }
     json access = json::array();
     for (auto& [privs, names] : classes) {
       std::sort(names.begin(), names.end());

@@ -68,13 +68,15 @@ class Side {
     if (fresh) {
       auto& entry = it->second;
       entry.access.reserve(rule->access.size());
-      for (const auto& [u, privs] : rule->access) {
+      for (const auto& [privs, users] : rule->access) {
         Access a;  // privileges only: no columns, masks or filters on names the snapshot does not list
         a.privileges = privs;
         entry.access.push_back(std::move(a));
       }
-      for (std::size_t i = 0; i < rule->access.size(); ++i)
-        entry.holders.emplace_back(ps_->users[rule->access[i].first].engine_name, &entry.access[i]);
+      for (std::size_t i = 0; i < rule->access.size(); ++i) {
+        for (std::size_t u : *rule->access[i].second)
+          entry.holders.emplace_back(ps_->users[u].engine_name, &entry.access[i]);
+      }
       std::sort(entry.holders.begin(), entry.holders.end());
     }
     return it->second.holders;

@@ -407,8 +407,11 @@ TEST_CASE("a render cache judges again which objects changed rules for unlisted 
   std::vector<tw::UnlistedRule> rules(covered.unlisted.begin(), covered.unlisted.end());
   bool widened = false;
   for (auto& rule : rules) {
-    if (rule.pattern.schema != "s0" || rule.access.size() != 1) continue;
-    rule.access.emplace_back(1, rule.access.front().second);  // u2, as u1
+    if (rule.pattern.schema != "s0" || rule.holders() != 1) continue;
+    std::vector<std::size_t> users = rule.access.front().second->indices();
+    users.push_back(1);  // u2, as u1
+    std::sort(users.begin(), users.end());
+    rule.access.front().second = std::make_shared<const tw::UserList>(tw::UserList::of_indices(users));
     widened = true;
   }
   REQUIRE(widened);

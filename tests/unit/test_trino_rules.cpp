@@ -534,10 +534,10 @@ TEST_CASE("an object is left to the rule for unlisted names only when that rule 
   ps.profile = "p";
   ps.users = {{"a", "a"}, {"b", "b"}, {"c", "c"}};
   ps.catalogs = {"c"};
-  ps.unlisted = std::vector<tw::UnlistedRule>{{{"c", "s", "*"}, {{0, select_insert}, {1, select}}}};
   auto users = [](std::vector<std::size_t> u) {
     return std::make_shared<const tw::UserList>(tw::UserList::of_indices(u));
   };
+  ps.unlisted = std::vector<tw::UnlistedRule>{{{"c", "s", "*"}, {{select, users({1})}, {select_insert, users({0})}}}};
   auto cls = [&](std::vector<std::size_t> u, tw::PrivilegeSet p) {
     tw::AccessClass c;
     c.users = users(std::move(u));

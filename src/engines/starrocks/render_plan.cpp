@@ -151,10 +151,12 @@ class Renderer {
         auto [it, inserted] = creators.try_emplace(rule);
         if (inserted) {
           std::vector<std::size_t> owners, unrestricted;
-          for (const auto& [u, privs] : rule->access) {
+          for (const auto& [privs, users] : rule->access) {
             if (!privs.has(Privilege::Ownership)) continue;
-            owners.push_back(u);
-            if (!restricted.count(u)) unrestricted.push_back(u);
+            for (std::size_t u : *users) {
+              owners.push_back(u);
+              if (!restricted.count(u)) unrestricted.push_back(u);
+            }
           }
           std::sort(owners.begin(), owners.end());
           std::sort(unrestricted.begin(), unrestricted.end());

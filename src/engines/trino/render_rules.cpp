@@ -78,7 +78,7 @@ class BroadCoverage {
     for (const auto& cls : op.classes) {
       if (!cls.access.privileges.empty()) with_access += cls.users->size();
     }
-    if (with_access != (rule ? rule->access.size() : 0)) return false;
+    if (with_access != (rule ? rule->holders() : 0)) return false;
     if (with_access == 0) return true;
     const std::vector<PrivilegeSet>& privileges = dense(rule);
     for (const auto& cls : op.classes) {
@@ -94,9 +94,13 @@ class BroadCoverage {
     if (rule == dense_rule_) return dense_;
     if (dense_.empty()) dense_.resize(ps_.users.size());
     if (dense_rule_) {
-      for (const auto& [u, privileges] : dense_rule_->access) dense_[u] = {};
+      for (const auto& group : dense_rule_->access) {
+        for (std::size_t u : *group.second) dense_[u] = {};
+      }
     }
-    for (const auto& [u, privileges] : rule->access) dense_[u] = privileges;
+    for (const auto& [privileges, users] : rule->access) {
+      for (std::size_t u : *users) dense_[u] = privileges;
+    }
     dense_rule_ = rule;
     return dense_;
   }
@@ -386,9 +390,12 @@ Lines unlisted_lines(const PolicySet& ps, const UnlistedRule& rule, UserPatterns
   Lines out;
   std::map<PrivilegeSet, std::vector<std::size_t>> classes;
   std::size_t listed_bytes = 0;
-  for (const auto& [u, privs] : rule.access) {
-    classes[privs].push_back(u);
-    listed_bytes += ps.users[u].engine_name.size() + 1;
+  for (const auto& [privs, users] : rule.access) {
+    auto& members = classes[privs];
+    for (std::size_t u : *users) {
+      members.push_back(u);
+      listed_bytes += ps.users[u].engine_name.size() + 1;
+    }
   }
   // As for objects: the largest group may be left to a rule naming nobody,
   // once everyone else the pattern does not list is refused by name.
@@ -421,7 +428,9 @@ Lines unlisted_lines(const PolicySet& ps, const UnlistedRule& rule, UserPatterns
   if (!last_privileges) return out;
   std::vector<std::size_t> unlisted_users;
   std::vector<bool> listed(ps.users.size(), false);
-  for (const auto& [u, privs] : rule.access) listed[u] = true;
+  for (const auto& group : rule.access) {
+    for (std::size_t u : *group.second) listed[u] = true;
+  }
   for (std::size_t u = 0; u < ps.users.size(); ++u) {
     if (!listed[u]) unlisted_users.push_back(u);
   }
@@ -587,13 +596,13 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache) {
       // With the same rules, the text made for a pattern was made from this rule (the first of
       // that pattern, as here): comparing every user's privileges again was a fortieth of a render.
       if (auto node = previous->unlisted_texts.extract(rule.pattern);
-          node && (same_unlisted || node.mapped().access == rule.access)) {
+          node && (same_unlisted || node.mapped().rule.same_access(rule))) {
         text = std::move(node.mapped());
       }
     }
-    if (text.access.empty()) {
+    if (text.rule.access.empty()) {
       Lines lines = unlisted_lines(ps, rule, patterns);
-      text = {rule.access, std::move(lines.text), lines.count};
+      text = {rule, std::move(lines.text), lines.count};
     }
     bytes += DocumentWriter::size_of(text.lines, text.rules);
     unlisted_texts.emplace_back(&rule.pattern, std::move(text));

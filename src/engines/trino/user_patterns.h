@@ -94,7 +94,7 @@ struct RenderCache::State {
     std::size_t rules = 0;
   };
   struct UnlistedText {
-    std::vector<std::pair<std::uint32_t, PrivilegeSet>> access;
+    UnlistedRule rule;  ///< what the lines were made from (its lists shared, not copied)
     std::string lines;
     std::size_t rules = 0;
   };
