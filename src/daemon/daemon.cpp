@@ -1,5 +1,6 @@
 // The reconcile loop: triggers, one fetch + compile per batch, and the config it runs with.
 #include "daemon.h"
+#include "tagwarden/config/profile_settings.h"
 
 #include <algorithm>
 #include <chrono>
@@ -90,8 +91,25 @@ void Daemon::restore_state() {
         if (p.engine == Engine::StarRocks && !p.dsn.empty()) profiles_[p.name].server_withdrawal_pending = true;
       }
     }
+    if (stored && stored->settings != profile_settings_digest(p)) {
+      // Made for other settings of the profile (another engine mode, other catalogs or names):
+      // what it says is not what this config asks for, and may not even be a rules document.
+      problem = stored->settings.empty()
+                    ? "it was stored without the profile settings it was compiled for (by an earlier tagwarden)"
+                    : "it was compiled for other settings of the profile (engine, catalogs, catalog_map, user_map, "
+                      "access_control or another compile setting changed since)";
+      stored.reset();
+    }
+    if (stored && p.engine == Engine::Trino && p.access_control == TrinoAccessControl::File &&
+        !trino::restorable_rules(*stored->artifact.bytes)) {
+      problem =
+          "it is not a rules document tagwarden writes (no catalog rules, or no table rules): Trino allows "
+          "what such a document does not name";
+      stored.reset();
+    }
     if (stored) {
       profiles_[p.name].valid_until = valid_until;
+      profiles_[p.name].stored_settings = stored->settings;
       if (valid_until && (!next_expiry_ || *valid_until < *next_expiry_)) next_expiry_ = valid_until;
       auto pa = std::make_shared<PublishedArtifact>();
       pa->artifact = std::move(stored->artifact);

@@ -119,6 +119,7 @@ class Daemon {
     std::shared_ptr<EngineRenderCache> render_cache;  ///< what the last render computed, by user list
     std::vector<Finding> apply_findings;              ///< StarRocks: drift and translation findings of the last apply
     std::optional<Timestamp> valid_until;             ///< of the served artifact: its compile's next role expiry
+    std::string stored_settings;  ///< profile_settings_digest in the stored metadata of the served artifact
     /// StarRocks with a dsn: the artifact was withdrawn, so the server's owned roles must lose their
     /// members, until that succeeds or a compile and apply of the profile do.
     bool server_withdrawal_pending = false;

@@ -6,6 +6,7 @@
 #include "daemon.h"
 #include "daemon_helpers.h"
 #include "log.h"
+#include "tagwarden/config/profile_settings.h"
 #include "tagwarden/engines/starrocks/apply.h"
 #include "tagwarden/engines/starrocks/server.h"
 #include "tagwarden/engines/starrocks/withdraw.h"
@@ -136,9 +137,11 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   entry["sha256"] = artifact.sha256;
   entry["rules"] = artifact.rules;
   const auto valid_until_text = valid_until ? std::optional<std::string>(format_timestamp(*valid_until)) : std::nullopt;
+  const std::string settings = profile_settings_digest(profile);
   auto record_valid_until = [&] {
     std::lock_guard lock(mu_);
     profiles_[profile.name].valid_until = valid_until;
+    profiles_[profile.name].stored_settings = settings;
   };
   bool state_behind = false;
   {
@@ -149,10 +152,12 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     bool stale_meta = false;
     {
       std::lock_guard lock(mu_);
-      stale_meta = profiles_[profile.name].valid_until != valid_until;
+      stale_meta =
+          profiles_[profile.name].valid_until != valid_until || profiles_[profile.name].stored_settings != settings;
     }
     if (stale_meta) {
-      // The same bytes, now valid until another expiry: only the metadata is rewritten.
+      // The same bytes, now valid until another expiry (or made for changed settings that give
+      // the same bytes): only the metadata is rewritten.
       StoredArtifact meta;
       meta.artifact.filename = it->second->artifact.filename;
       meta.artifact.content_type = it->second->artifact.content_type;
@@ -161,6 +166,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
       meta.version = it->second->version;
       meta.published_at = it->second->published_at;
       meta.valid_until = valid_until_text;
+      meta.settings = settings;
       try {
         store_.save_meta(profile.name, meta);
       } catch (const std::exception& e) {
@@ -180,7 +186,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   pa->published_at = format_timestamp(clock_.now());
   pa->artifact = std::move(artifact);
   pa->opa = std::move(opa);
-  const StoredArtifact stored{pa->artifact, pa->version, pa->published_at, valid_until_text};
+  const StoredArtifact stored{pa->artifact, pa->version, pa->published_at, valid_until_text, settings};
   try {
     // A restart must never serve something older than what Trino saw. The metadata of this
     // version (its digest) is stored before it is served; its bytes (44 MB at M, 1 GB at L)

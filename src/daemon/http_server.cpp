@@ -45,7 +45,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_header(beast::error_code ec) {
-    if (ec) return close();
+    if (ec) return refuse_unreadable(ec);
     const auto& header = parser_->get().base();
     head_ = header.method() == bhttp::verb::head;
     version_ = header.version();
@@ -70,6 +70,34 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(limit);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->on_body(ec2); });
+  }
+
+  // A request whose header cannot be read gets an answer where one is owed (a client waiting
+  // for it would otherwise see only a reset), then the connection is cut: 431 for a header over
+  // the limit, 413 for a body announced over any endpoint's, 400 for what is not HTTP/1.1. A
+  // timeout or a closed connection has nobody to answer.
+  void refuse_unreadable(beast::error_code ec) {
+    int status = 0;
+    std::string body;
+    if (ec == bhttp::error::header_limit) {
+      status = 431, body = R"x({"error":"request header too large (16 KiB at most, the request line included)"})x";
+    } else if (ec == bhttp::error::body_limit) {
+      status = 413, body = R"({"error":"request body too large"})";
+    } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+               ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message &&
+               ec != bhttp::error::need_more) {
+      status = 400, body = R"({"error":"malformed HTTP request"})";
+    }
+    if (status == 0) return close();
+    head_ = false;
+    version_ = 11;
+    keep_alive_ = false;
+    drain_ = true;
+    drain_limit_ = kRefusedDrainBytes;
+    drain_deadline_ = std::chrono::seconds(2);
+    Response res = make_response(status, body);
+    res.version(version_);
+    write(std::move(res));
   }
 
   void on_body(beast::error_code ec) {

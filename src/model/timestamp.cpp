@@ -2,6 +2,7 @@
 
 #include "tagwarden/util/text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tw {
@@ -54,7 +55,13 @@ std::optional<Timestamp> parse_timestamp(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  return Timestamp{days * 86400 + hour * 3600 + minute * 60 + second - offset};
+  // A local time near either end of the range can fall outside it in UTC (9999-12-31T23:59:59-05:00
+  // is in year 10000): held at that end, so that every time formats as RFC 3339 and reads back
+  // (a daemon's stored valid_until did not, and a restart withdrew a valid artifact). No clock
+  // reaches either end, so no decision changes.
+  static const std::int64_t first = days_from_civil(0, 1, 1) * 86400,
+                            last = days_from_civil(9999, 12, 31) * 86400 + 86399;
+  return Timestamp{std::clamp<std::int64_t>(days * 86400 + hour * 3600 + minute * 60 + second - offset, first, last)};
 }
 
 std::string format_timestamp(Timestamp t) {

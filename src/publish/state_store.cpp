@@ -28,8 +28,10 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
     s.version = meta.at("version").get<std::uint64_t>();
     s.published_at = meta.at("published_at").get<std::string>();
     if (meta.contains("valid_until")) s.valid_until = meta.at("valid_until").get<std::string>();
+    if (meta.contains("profile_settings")) s.settings = meta.at("profile_settings").get<std::string>();
     if (s.artifact.filename.find('/') != std::string::npos) return refuse("meta.json names a file outside the folder");
-    s.artifact.bytes = std::make_shared<const std::string>(read_file((base / s.artifact.filename).string()));
+    // With room for a reader's padding: a restored rules document is checked without a copy of it.
+    s.artifact.bytes = std::make_shared<const std::string>(read_file((base / s.artifact.filename).string(), 64));
     // A torn or tampered state file must never be served.
     if (s.artifact.bytes->empty()) return refuse("the stored artifact is empty");
     if (sha256_hex(*s.artifact.bytes) != s.artifact.sha256)
@@ -56,6 +58,7 @@ void StateStore::save_meta(const std::string& profile, const StoredArtifact& s) 
                          {"version", s.version},
                          {"published_at", s.published_at}};
   if (s.valid_until) meta["valid_until"] = *s.valid_until;
+  if (!s.settings.empty()) meta["profile_settings"] = s.settings;
   write_file_atomically((base / "meta.json").string(), meta.dump(1) + "\n");
 }
 

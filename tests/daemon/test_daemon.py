@@ -2000,6 +2000,75 @@ def corrupted_state_file_not_served(c: Ctx):
     eq(hashlib.sha256((base / meta["filename"]).read_bytes()).hexdigest(), meta["sha256"], "repaired state digest")
 
 
+@test
+def restored_state_fits_the_profile(c: Ctx):
+    # A restart serves the stored artifact only when it was compiled for the profile's present
+    # settings and is a rules document of tagwarden's shape; a consistent pair planted in
+    # state_dir (digest matching) that is `{}` would otherwise let Trino allow everything.
+    d = c.daemon().start()
+    d.wait_ready()
+    good = d.rules()
+    eq(d.stop(), 0, "exit code")
+    base = d.state_dir / "profiles" / PROFILE
+    meta_path = base / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    check(len(meta.get("profile_settings", "")) == 64, f"meta.json records the profile settings: {meta}")
+    art = base / meta["filename"]
+    d.snapshot_path.write_text(INVALID_YAML)  # nothing can be compiled: only the state could be served
+
+    def restart_expecting_deny_all(label: str, problem: str, rules: bool = True):
+        d.start()
+        if rules:  # with access_control: opa there is no rules document at all (404)
+            r = d.rules()
+            eq(r.json().get("catalogs"), [{"allow": "none"}], f"{label}: deny-all")
+            eq(r.headers.get("x-tagwarden-ready"), "false", f"{label}: X-Tagwarden-Ready")
+        eq(d.get("/readyz").status, 503, f"{label}: /readyz")
+        invalid = [e for e in d.events() if e.get("event") == "state_invalid"]
+        check(invalid and problem in invalid[0].get("problem", ""), f"{label}: state_invalid naming {problem!r}: {invalid}")
+        d.stop()
+
+    for label, body in (("empty rules document", b"{}"),
+                        ("no table rules", b'{"catalogs": [{"allow": "none"}], "schemas": []}'),
+                        ("catalogs left open", b'{"catalogs": [{"allow": "all"}], "schemas": [], "tables": []}'),
+                        ("not JSON", b"not json at all")):
+        art.write_bytes(body)
+        meta_path.write_text(json.dumps(dict(meta, sha256=hashlib.sha256(body).hexdigest())))
+        restart_expecting_deny_all(label, "not a rules document")
+    # the good pair back: served again...
+    art.write_bytes(good.body)
+    meta_path.write_text(json.dumps(meta))
+    d.start()
+    eq(d.rules().body, good.body, "the good stored pair is served")
+    d.stop()
+    # ...but not to a profile whose settings changed (here access_control: opa, then other catalogs)
+    for label, change, rules in (
+            ("access_control changed", lambda t: t.replace("engine: trino", "engine: trino\n    access_control: opa", 1), False),
+            ("catalogs changed", lambda t: t.replace("catalogs: [demo_warehouse]", "catalogs: [other_catalog]", 1), True)):
+        d.write_config(change(d.config_text()))
+        restart_expecting_deny_all(label, "other settings", rules)
+    # a stored pair without recorded settings (an earlier tagwarden's) is not served either
+    d.write_config()
+    meta_path.write_text(json.dumps({k: v for k, v in meta.items() if k != "profile_settings"}))
+    restart_expecting_deny_all("no recorded settings", "without the profile settings")
+    # a good compile repairs it, settings recorded
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    d.start()
+    d.wait_ready(5)
+    eq(d.rules().body, good.body, "bytes after repair")
+    eq(json.loads(meta_path.read_text()).get("profile_settings"), meta["profile_settings"], "settings after repair")
+    d.stop()
+    # what an access_control: opa profile stored (its decisions manifest) is not served as the
+    # rules document once the profile is back to file mode (Trino cannot load it: a lock-out)
+    d.write_config(d.config_text().replace("engine: trino", "engine: trino\n    access_control: opa", 1))
+    d.start()
+    d.wait_ready(5)
+    d.stop()
+    check("opa" in (base / json.loads(meta_path.read_text())["filename"]).read_text(), "the opa profile stored its manifest")
+    d.write_config()
+    d.snapshot_path.write_text(INVALID_YAML)
+    restart_expecting_deny_all("back to file mode", "other settings")
+
+
 def stopped_after_first_compile(c: Ctx):
     """A daemon with a rules_file, run until its first compile and stopped: (daemon, rules_file, the rules served)."""
     d = c.daemon()

@@ -225,6 +225,28 @@ def validate_body_limit_default_and_configured(c: Ctx):
     check("server.validate_max_body_bytes" in out, f"message names the key: {out!r}")
 
 
+@test
+def unreadable_requests_get_an_answer(c: Ctx):
+    # An over-long header, a body announced over every limit and a request that is not HTTP are
+    # answered (431, 413, 400) before the connection is cut: a client saw only a reset.
+    d = c.daemon().start()
+    d.wait_ready()
+    cases = (
+        ("a 100 KB header", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n", b" 431 "),
+        ("a 70 KB URL", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", b" 431 "),
+        ("Content-Length 99999999999", (f"POST /v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {T.ADMIN}\r\n"
+                                        f"Content-Length: 99999999999\r\n\r\n").encode(), b" 413 "),
+        ("Content-Length 2147483646", (f"POST /v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {T.ADMIN}\r\n"
+                                       f"Content-Length: 2147483646\r\n\r\n").encode(), b" 413 "),
+        ("not HTTP", b"HELLO THERE\r\n\r\n", b" 400 "),
+    )
+    for label, data, status in cases:
+        got = raw_exchange(d.port, data, wait=3, until=b"\r\n\r\n")
+        check(status in got.split(b"\r\n")[0], f"{label}: {got[:200]!r}")
+    eq(d.get("/healthz").status, 200, "the daemon still answers")
+    check(d.proc.poll() is None, "daemon died")
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. connection cap and accept back-off
 

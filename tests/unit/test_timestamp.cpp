@@ -84,13 +84,29 @@ TEST_CASE("leap years follow the Gregorian rules", "[timestamp]") {
 }
 
 TEST_CASE("malformed or zoneless times are refused", "[timestamp]") {
-  for (const char* bad : {"", "2026-11-30", "2026-11-30T12:00:00", "2026-11-30 12:00:00Z", "2026-11-30T12:00Z",
-                          "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z",
-                          "2026-11-00T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T12:60:00Z",
-                          "2026-11-30T12:00:60Z", "2026-11-30T12:00:00+0100", "2026-11-30T12:00:00+24:00",
-                          "2026-11-30T12:00:00+01:60", "2026-11-30T12:00:00+01", "2026-11-30T12:00:00ZZ",
-                          "2026-11-30T12:00:00Z ", " 2026-11-30T12:00:00Z", "26-11-30T12:00:00Z",
-                          "2026-1-30T12:00:00Z", "2026-11-30T12:00:00UTC", "+2026-11-30T12:00:00Z"}) {
+  for (const char* bad : {"",
+                          "2026-11-30",
+                          "2026-11-30T12:00:00",
+                          "2026-11-30 12:00:00Z",
+                          "2026-11-30T12:00Z",
+                          "2026-13-01T00:00:00Z",
+                          "2026-00-10T00:00:00Z",
+                          "2026-04-31T00:00:00Z",
+                          "2026-11-00T00:00:00Z",
+                          "2026-11-30T24:00:00Z",
+                          "2026-11-30T12:60:00Z",
+                          "2026-11-30T12:00:60Z",
+                          "2026-11-30T12:00:00+0100",
+                          "2026-11-30T12:00:00+24:00",
+                          "2026-11-30T12:00:00+01:60",
+                          "2026-11-30T12:00:00+01",
+                          "2026-11-30T12:00:00ZZ",
+                          "2026-11-30T12:00:00Z ",
+                          " 2026-11-30T12:00:00Z",
+                          "26-11-30T12:00:00Z",
+                          "2026-1-30T12:00:00Z",
+                          "2026-11-30T12:00:00UTC",
+                          "+2026-11-30T12:00:00Z"}) {
     INFO('"' << bad << '"');
     CHECK_FALSE(parse_timestamp(bad).has_value());
   }
@@ -99,4 +115,17 @@ TEST_CASE("malformed or zoneless times are refused", "[timestamp]") {
 TEST_CASE("timestamps order by instant", "[timestamp]") {
   CHECK(*parse_timestamp("2026-11-30T12:00:00+01:00") < *parse_timestamp("2026-11-30T12:00:00Z"));
   CHECK(*parse_timestamp("2026-11-30T12:00:00-01:00") > *parse_timestamp("2026-11-30T12:00:00Z"));
+}
+
+TEST_CASE("a time whose UTC falls outside years 0000-9999 is held at that end, and reads back", "[timestamp]") {
+  const auto late = tw::parse_timestamp("9999-12-31T23:59:59-05:00");
+  REQUIRE(late);
+  CHECK(tw::format_timestamp(*late) == "9999-12-31T23:59:59Z");
+  CHECK(tw::parse_timestamp(tw::format_timestamp(*late)) == late);
+  const auto early = tw::parse_timestamp("0000-01-01T00:30:00+01:00");
+  REQUIRE(early);
+  CHECK(tw::format_timestamp(*early) == "0000-01-01T00:00:00Z");
+  CHECK(tw::parse_timestamp(tw::format_timestamp(*early)) == early);
+  // Inside the range nothing moves.
+  CHECK(tw::format_timestamp(*tw::parse_timestamp("9999-12-31T18:59:59-05:00")) == "9999-12-31T23:59:59Z");
 }

@@ -776,3 +776,24 @@ policies:
   CHECK(with_filter > 0);
   CHECK(several_tables > 0);
 }
+
+TEST_CASE("a restored rules document must have the shape tagwarden writes", "[trino]") {
+  auto padded = [](std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 64);
+    out.append(s);
+    return out;
+  };
+  CHECK(tw::trino::restorable_rules(padded(tw::trino::deny_all_rules().text)));
+  CHECK(tw::trino::restorable_rules(tw::trino::deny_all_rules().text));  // copied when it has no room to pad
+  CHECK(tw::trino::restorable_rules(
+      padded(R"({"catalogs": [{"allow": "all", "user": "^a$"}, { "allow" : "none" }], "schemas": [], "tables": []})")));
+  for (const char* bad : {"{}", "", "null", "[]", "not json", R"({"catalogs": [{"allow": "none"}], "schemas": []})",
+                          R"({"catalogs": [], "schemas": [], "tables": []})",
+                          R"({"catalogs": [{"allow": "all"}], "schemas": [], "tables": []})",
+                          R"({"catalogs": [{"allow": "none"}], "schemas": [], "tables": {}})",
+                          R"({"profile": "p", "engine": "trino", "access_control": "opa", "decisions": {}})"}) {
+    INFO(bad);
+    CHECK_FALSE(tw::trino::restorable_rules(padded(bad)));
+  }
+}

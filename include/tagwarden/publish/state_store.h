@@ -16,6 +16,9 @@ struct StoredArtifact {
   /// RFC 3339: the earliest role expiry the compile that made it saw. Past it the artifact
   /// may still grant an expired assignment: a daemon that cannot recompile withdraws it.
   std::optional<std::string> valid_until;
+  /// profile_settings_digest of the profile it was compiled for; empty when stored by a
+  /// tagwarden that did not record it.
+  std::string settings;
 };
 
 class StateStore {

@@ -48,6 +48,12 @@ RulesDocument render_rules(const PolicySet& ps, RenderCache* cache = nullptr);
 /// A rules document that refuses every catalog and table: served when no good document exists.
 RulesDocument deny_all_rules();
 
+/// Whether `text` has the shape every rules document tagwarden writes has: a JSON object whose
+/// catalogs rules end with one that allows no catalog, with schemas and tables rules present (an
+/// absent section lets Trino allow everything it covers). A restored document that has not is
+/// never served.
+bool restorable_rules(const std::string& text);
+
 /// The exact mask and filter expressions Trino will enforce for an access, for explain.
 nlohmann::json enforced_expressions(const Access& access);
 
