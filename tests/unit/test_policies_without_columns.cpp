@@ -118,10 +118,10 @@ TEST_CASE("StarRocks: a row filter reaching an object with no typed column coars
   CHECK(text.find("ADD ROW ACCESS POLICY") != std::string::npos);
   const tw::starrocks::Securable view_v{tw::starrocks::Securable::Kind::View, "k", "s", "v"};
   const auto* held = r.plan->holding("ana", view_v);
-  CHECK((held == nullptr || !held->privileges.count("SELECT")));
+  CHECK((held == nullptr || !held->privileges->count("SELECT")));
   const auto* own = r.plan->holding("own", view_v);
   REQUIRE(own != nullptr);
-  CHECK(own->privileges.count("SELECT"));
+  CHECK(own->privileges->count("SELECT"));
 }
 
 TEST_CASE("StarRocks: an object with no typed column gets no row access policy, and a warning says so",

@@ -116,7 +116,7 @@ TEST_CASE("starrocks atom roles inherit within max_roles_per_user and give the s
           REQUIRE(other.size() == holdings.size());
           for (std::size_t i = 0; i < holdings.size(); ++i) {
             CHECK(*other[i].users == *holdings[i].users);
-            CHECK(other[i].privileges == holdings[i].privileges);
+            CHECK(*other[i].privileges == *holdings[i].privileges);
           }
         }
       }

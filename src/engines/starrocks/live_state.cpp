@@ -792,14 +792,14 @@ std::vector<Finding> drift_findings(const Plan& plan, const std::vector<ForeignG
       for (const auto& p : g.privileges) {
         if (!kVocabulary.count(p)) continue;
         const Plan::Holding* h = plan.holding(g.user, o);
-        const bool allowed = h && h->privileges.count(p);
+        const bool allowed = h && h->privileges->count(p);
         if (!allowed) extra.insert(p);
       }
       if (extra.empty()) continue;
       objects.push_back(o.str());
       excess.insert(extra.begin(), extra.end());
-      if (const Plan::Holding* h = plan.holding(g.user, o); h && !h->withheld.empty()) {
-        reasons.push_back(o.str() + ": " + h->withheld);
+      if (const Plan::Holding* h = plan.holding(g.user, o); h && h->withheld) {
+        reasons.push_back(o.str() + ": " + *h->withheld);
       }
     }
     if (objects.empty()) continue;

@@ -57,8 +57,8 @@ std::map<std::string, std::map<Securable, std::set<std::string>>> Plan::intended
   std::map<std::string, std::map<Securable, std::set<std::string>>> out;
   for (const auto& [object, holdings] : access) {
     for (const auto& h : holdings) {
-      if (h.privileges.empty()) continue;
-      for (auto u : *h.users) out[user_names[u]][object] = h.privileges;
+      if (h.privileges->empty()) continue;
+      for (auto u : *h.users) out[user_names[u]][object] = *h.privileges;
     }
   }
   return out;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "atom_roles.h"
 #include "coarsening.h"
@@ -86,6 +87,18 @@ class Renderer {
   using Lists = UserSets::Lists;
   using Rank = UserSets::Rank;
 
+  const std::shared_ptr<const std::set<std::string>>& shared_privileges(std::set<std::string> privileges) {
+    auto [it, fresh] = privilege_sets_.try_emplace(std::move(privileges));
+    if (fresh) it->second = std::make_shared<const std::set<std::string>>(it->first);
+    return it->second;
+  }
+  std::shared_ptr<const std::string> shared_reason(std::string reason) {
+    if (reason.empty()) return nullptr;
+    auto [it, fresh] = reasons_.try_emplace(std::move(reason));
+    if (fresh) it->second = std::make_shared<const std::string>(it->first);
+    return it->second;
+  }
+
   void object(const ObjectPolicy& op, const Securable& obj) {
     const Capabilities& caps = plan_.capabilities;
     std::map<std::string, Lists> holders;  // privilege -> class lists
@@ -104,10 +117,10 @@ class Renderer {
         withheld = join_words(reasons);
         coarsened_.add(obj, cls, c);
       }
-      std::set<std::string> privs = engine_privileges(p, obj.kind);
-      for (const auto& pr : privs) holders[pr].push_back(cls.users);
+      const auto& privs = shared_privileges(engine_privileges(p, obj.kind));
+      for (const auto& pr : *privs) holders[pr].push_back(cls.users);
       if (p.has(Privilege::Select)) readers.classes.push_back(&cls);
-      holdings.push_back({cls.users, std::move(privs), std::move(withheld)});
+      holdings.push_back({cls.users, privs, shared_reason(std::move(withheld))});
     }
     for (auto& [pr, lists] : holders) items_[{obj, pr}] = users_.union_of(std::move(lists));
     if (caps.masking_policies || caps.row_access_policies) {
@@ -284,6 +297,8 @@ class Renderer {
   TypeCache types_;
   std::map<std::pair<Securable, std::string>, std::size_t> items_;  // (securable, privilege) -> user set id
   CoarsenedObjects coarsened_;
+  std::map<std::set<std::string>, std::shared_ptr<const std::set<std::string>>> privilege_sets_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> reasons_;
 };
 
 }  // namespace
