@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tagwarden/util/sha256.h"
+#include "tagwarden/engines/registry.h"
 
 namespace tw {
 
@@ -19,13 +19,7 @@ std::string profile_settings_digest(const Profile& p) {
                                    {"access_control", to_string(p.access_control)},
                                    {"dialect", p.dialect},
                                    {"masking", p.masking}};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : sha256(settings.dump())) {
-    hex += kHex[c >> 4];
-    hex += kHex[c & 15];
-  }
-  return hex;
+  return sha256_hex(settings.dump());
 }
 
 }  // namespace tw
