@@ -635,7 +635,7 @@ std::vector<PolicyDecision> judge_policies(const Model& m, const ObjectPolicy& o
     for (const std::size_t i : reach.columns) d.columns.push_back(op.columns[i]);
     const bool only_through_bases = reach.only_through_bases;
     const std::string scope_text = describe_scope(p.scope);
-    if (d.whole_object && p.type == PolicyType::ColumnMask) d.columns = op.columns.list();
+    if (d.whole_object && p.type == PolicyType::ColumnMask) d.columns = op.columns.to_vector();
     if (!d.whole_object && p.type == PolicyType::RowFilter) d.whole_object = true;  // a column carries the tag
     // Applies to: roles held directly or through a group count (more masking,
     // never less). Exempt: only roles held directly, as for clearances.

@@ -65,7 +65,7 @@ nlohmann::json to_json(const PolicySet& ps) {
                        {"engine_name", op.engine_name.str()},
                        {"kind", to_string(op.kind)},
                        {"columns", op.columns},
-                       {"column_types", op.column_types.list()},
+                       {"column_types", op.column_types.to_vector()},
                        {"object_gates", op.object_gates},
                        {"column_gates", column_gates},
                        {"access", access},

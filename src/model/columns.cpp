@@ -6,15 +6,6 @@
 
 namespace tw {
 
-namespace {
-
-const SharedStrings& no_strings() {
-  static const SharedStrings empty;
-  return empty;
-}
-
-}  // namespace
-
 Columns::Columns(std::initializer_list<Column> columns) : list_(std::make_shared<Shared>()) {
   list_->columns = columns;
 }
@@ -44,43 +35,36 @@ std::vector<Column>& Columns::own() {
   return list_->columns;
 }
 
-// One field of every column, as a list made once (`once`) into `out`, a member of the shared list.
-const SharedStrings& Columns::field_list(std::string Column::*field, std::once_flag& once, SharedStrings& out) const {
-  Shared& s = *list_;
-  std::call_once(once, [&s, field, &out] {
-    std::vector<std::string> values;
-    values.reserve(s.columns.size());
-    for (const Column& c : s.columns) values.push_back(c.*field);
-    out = SharedStrings(std::move(values));
-    s.derived.store(true, std::memory_order_relaxed);
-  });
-  return out;
+SharedStrings Columns::names() const {
+  return list_ ? SharedStrings::view(list_, list_->columns, &Column::name) : SharedStrings();
 }
 
-const SharedStrings& Columns::names() const {
-  return list_ ? field_list(&Column::name, list_->names_once, list_->names) : no_strings();
-}
-
-const SharedStrings& Columns::lowercase_names() const {
-  if (!list_) return no_strings();
+SharedStrings Columns::lowercase_names() const {
+  if (!list_) return {};
   Shared& s = *list_;
-  std::call_once(s.lowercase_once, [this, &s] {
+  std::call_once(s.lowercase_once, [&s] {
     std::vector<std::string> lower;
-    lower.reserve(s.columns.size());
     bool same = true;
-    for (const Column& c : s.columns) {
-      lower.push_back(lowercase_identifier(c.name));
-      same = same && lower.back() == c.name;
+    for (std::size_t i = 0; i < s.columns.size(); ++i) {
+      std::string l = lowercase_identifier(s.columns[i].name);
+      if (same && l == s.columns[i].name) continue;
+      if (same) {
+        // The first name that changes: the ones before it were lowercase already.
+        lower.reserve(s.columns.size());
+        for (std::size_t j = 0; j < i; ++j) lower.push_back(s.columns[j].name);
+        same = false;
+      }
+      lower.push_back(std::move(l));
     }
-    // Names are mostly lowercase already: then the two lists are one.
-    s.lowercase_names = same ? names() : SharedStrings(std::move(lower));
+    // Names are mostly lowercase already: then the names are their own lowercase list.
+    if (!same) s.lowercase_names = SharedStrings(std::move(lower));
     s.derived.store(true, std::memory_order_relaxed);
   });
-  return s.lowercase_names;
+  return s.lowercase_names.empty() ? names() : s.lowercase_names;
 }
 
-const SharedStrings& Columns::types() const {
-  return list_ ? field_list(&Column::type, list_->types_once, list_->types) : no_strings();
+SharedStrings Columns::types() const {
+  return list_ ? SharedStrings::view(list_, list_->columns, &Column::type) : SharedStrings();
 }
 
 bool Columns::any_context_dependent_name() const {

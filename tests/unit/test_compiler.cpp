@@ -220,7 +220,7 @@ TEST_CASE("a column-level gate denies only that column and keeps SELECT", "[comp
   REQUIRE(cust.column_gates.size() == 1);
   CHECK(cust.column_gates[0].first == "iban");
   CHECK(cust.column_gates[0].second == Names{"PII"});
-  CHECK(cust.columns.list() == Names{"id", "name", "iban"});
+  CHECK(cust.columns.to_vector() == Names{"id", "name", "iban"});
   CHECK(privs(cust, f.u("none")) == kSelect);
   CHECK(denied_columns(cust, f.u("none")) == Names{"iban"});
   CHECK(privs(cust, f.u("steward")) == kSelect);
@@ -607,7 +607,7 @@ grants:
   CHECK(ps.catalogs == Names{"lake"});
   const auto& o = object(ps, "lake.sales.orders");
   CHECK(o.platform_name.str() == "Lake.Sales.Orders");
-  CHECK(o.columns.list() == Names{"id", "email", "stra\u00DFe", "\u00E9t\u00E9"});
+  CHECK(o.columns.to_vector() == Names{"id", "email", "stra\u00DFe", "\u00E9t\u00E9"});
   REQUIRE(o.column_gates.size() == 1);
   CHECK(o.column_gates[0].first == "email");
   CHECK(denied_columns(o, user_index(*m, "bob")) == Names{"email"});

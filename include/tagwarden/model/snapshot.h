@@ -89,12 +89,14 @@ class Columns {
   bool operator==(const Columns& other) const { return list() == other.list(); }
 
   /// The columns' names; the same lowercased as Trino lowercases identifiers (lowercase_identifier);
-  /// their types. Each is made once per list, on first use from any thread, and shared by every copy
-  /// and by every PolicySet that takes it: an unchanged object keeps its list from one snapshot to
-  /// the next, so a compile takes these instead of making them again (a tenth of a compile at M).
-  const SharedStrings& names() const;
-  const SharedStrings& lowercase_names() const;
-  const SharedStrings& types() const;
+  /// their types. Names and types are views of the list, which they keep alive (and so unchanged:
+  /// push_back copies a list something else holds). Lowercased names that differ are made once per
+  /// list, on first use from any thread, and shared by every copy and every PolicySet that takes
+  /// them: an unchanged object keeps its list from one snapshot to the next, so a compile takes them
+  /// instead of making them again (a tenth of a compile at M).
+  SharedStrings names() const;
+  SharedStrings lowercase_names() const;
+  SharedStrings types() const;
   /// Whether any name has a code point whose lowercase depends on the text around it
   /// (has_context_dependent_lowercase), worked out once per list like the lists above.
   bool any_context_dependent_name() const;
@@ -102,13 +104,13 @@ class Columns {
  private:
   struct Shared {
     std::vector<Column> columns;
-    std::once_flag names_once, lowercase_once, types_once, context_once;
-    SharedStrings names, lowercase_names, types;
+    std::once_flag lowercase_once, context_once;
+    SharedStrings lowercase_names;  ///< empty when every name is lowercase already
     bool context_dependent = false;
-    std::atomic<bool> derived{false};  ///< any of the above made: the list is no longer changed in place
+    std::atomic<bool> derived{
+        false};  ///< lowercase names or the context flag made: the list is no longer changed in place
   };
   static const std::vector<Column>& empty_list();
-  const SharedStrings& field_list(std::string Column::*field, std::once_flag& once, SharedStrings& out) const;
   /// The list, made this value's own first when another copy shares it.
   std::vector<Column>& own();
   std::shared_ptr<Shared> list_;
