@@ -518,7 +518,7 @@ TEST_CASE("starrocks reader: role-to-role edges among owned roles are read as in
        R{holder, std::string("analyst"), std::nullopt}}};   // granted to a foreign role: ignored
   const auto live = tw::starrocks::read_live_state(c, plan);
   REQUIRE(live.state.owned.roles.count(atom));
-  CHECK(live.state.owned.roles.at(atom).roles == std::set<std::string>{holder});
+  CHECK(live.state.owned.roles.at(atom).roles == tw::starrocks::RoleNames{holder});
   CHECK(live.state.owned.roles.at(atom).members == std::set<std::string>{"jo.kim"});
   CHECK(live.state.owned.roles.at(holder).roles.empty());
   CHECK(live.state.owned.roles.at(holder).members.empty());

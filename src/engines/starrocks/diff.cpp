@@ -120,7 +120,7 @@ std::optional<ForeignMaskCoarsening> foreign_mask_coarsening(const Plan& plan, c
     const std::string atom = plan.prefix + "a" + hash16(std::vector<std::string>(users.begin(), users.end()));
     out.desired.roles[atom].members = users;
     if (held.size() <= inheritable) {
-      out.desired.roles[atom].roles = held;
+      out.desired.roles[atom].roles.insert(held.begin(), held.end());
     } else {
       over.push_back({atom, std::vector<std::string>(held.begin(), held.end())});
     }

@@ -224,9 +224,10 @@ class Renderer {
     std::sort(by_name.begin(), by_name.end(),
               [&](std::uint32_t a, std::uint32_t b) { return holder_names[a] < holder_names[b]; });
     std::vector<std::uint32_t> holder_rank(holder_names.size());
-    std::vector<const std::string*> ranked;  // holder role name by rank
+    std::vector<std::shared_ptr<const std::string>> ranked;  // holder role name by rank, shared by its inheritors
     for (auto h : by_name) {
-      if (ranked.empty() || *ranked.back() != holder_names[h]) ranked.push_back(&holder_names[h]);
+      if (ranked.empty() || *ranked.back() != holder_names[h])
+        ranked.push_back(std::make_shared<const std::string>(holder_names[h]));
       holder_rank[h] = static_cast<std::uint32_t>(ranked.size() - 1);
     }
     // Holder roles in rank order, so that each user's ranks come sorted.
@@ -258,7 +259,8 @@ class Renderer {
       auto& atom = plan_.desired.roles[name];
       atom.members.insert(members.begin(), members.end());
       if (held.size() <= inheritable) {
-        for (auto h : held) atom.roles.insert(atom.roles.end(), *ranked[h]);  // ranks are sorted
+        atom.roles.reserve(held.size());
+        for (auto h : held) atom.roles.insert(ranked[h]);  // ranks are sorted: each one appends
         continue;
       }
       CappedAtom& c = over.emplace_back();

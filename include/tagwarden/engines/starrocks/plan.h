@@ -19,6 +19,7 @@
 
 #include "tagwarden/compile/finding.h"
 #include "tagwarden/compile/policy_set.h"
+#include "tagwarden/engines/starrocks/role_names.h"
 
 namespace tw::starrocks {
 
@@ -99,7 +100,7 @@ struct OwnedState {
   struct Role {
     std::map<Securable, std::set<std::string>> grants;  ///< engine privilege names per securable
     std::set<std::string> members;                      ///< engine user names
-    std::set<std::string> roles;                        ///< owned roles granted to this role (it inherits them)
+    RoleNames roles;                                    ///< owned roles granted to this role (it inherits them)
     /// Roles tagwarden does not own that were granted this one (by hand): their holders would get its
     /// grants. Never wanted, so always revoked.
     std::set<std::string> foreign_holders;
