@@ -169,6 +169,26 @@ TEST_CASE("opa: writes, ownership and renames follow the table privileges") {
   CHECK_THROWS_AS(decider().answer(OpaEndpoint::Allow, rename), tw::trino::OpaBadRequest);
 }
 
+TEST_CASE("opa: table procedures need OWNERSHIP of the table, stricter than the file-based rules") {
+  // ALTER TABLE ... EXECUTE optimize: the plugin sends the table and the procedure's name. The
+  // file-based rules check nothing; found by the audit: anyone, in any catalog, on gated tables.
+  const auto procedure_on = [](const std::string& catalog, const std::string& schema, const std::string& name) {
+    json resource = table(catalog, schema, name);
+    resource["function"] = {{"functionName", "optimize"}};
+    return resource;
+  };
+  CHECK(allow("writer", "ExecuteTableProcedure", procedure_on("dw", "ops", "jobs")));
+  CHECK(allow("writer", "ExecuteTableProcedure", procedure_on("DW", "Ops", "JOBS")));
+  CHECK_FALSE(allow("writer", "ExecuteTableProcedure", procedure_on("dw", "fin", "accounts")));  // not cleared
+  CHECK_FALSE(allow("reader", "ExecuteTableProcedure", procedure_on("dw", "fin", "accounts")));  // SELECT only
+  CHECK_FALSE(allow("steward", "ExecuteTableProcedure", procedure_on("dw", "fin", "accounts")));
+  CHECK_FALSE(allow("nobody", "ExecuteTableProcedure", procedure_on("dw", "ops", "jobs")));
+  CHECK_FALSE(allow("writer", "ExecuteTableProcedure", procedure_on("hive", "ops", "jobs")));
+  CHECK_FALSE(allow("writer", "ExecuteTableProcedure", procedure_on("system", "runtime", "queries")));
+  CHECK_THROWS_AS(decider().answer(OpaEndpoint::Allow, request("writer", "ExecuteTableProcedure", json::object())),
+                  tw::trino::OpaBadRequest);
+}
+
 TEST_CASE("opa: what the rules document gives nobody is refused, and unknown operations too") {
   CHECK_FALSE(allow("writer", "CreateSchema", json{{"schema", {{"catalogName", "dw"}, {"schemaName", "x"}}}}));
   CHECK_FALSE(allow("writer", "DropSchema", json{{"schema", {{"catalogName", "dw"}, {"schemaName", "fin"}}}}));

@@ -2,7 +2,8 @@
 // render_rules writes: catalogs open to known users (system read-only), no schema owner, the
 // table rules of the PolicySet (listed objects, then unlisted patterns, then system.jdbc, then
 // nothing), queries executed by anyone, no impersonation, no system information, session
-// properties free, built-in functions only. The comments name the file-based check mirrored.
+// properties free, built-in functions only. The comments name the file-based check mirrored, and
+// the one place this is stricter than the file-based rules (table procedures).
 #include <algorithm>
 #include <unordered_set>
 
@@ -68,7 +69,7 @@ QualifiedName table_name(const json& resource, const std::string& where) {
 
 enum class Check {
   Deny,               // nobody: no schema owner, no impersonation, no system information, roles, grants...
-  Allow,              // anybody: executing queries, system session properties, table procedures
+  Allow,              // anybody: executing queries, system session properties
   Catalog,            // canAccessCatalog(READ_ONLY) on resource.catalog
   CatalogOfProperty,  // checkCanSetCatalogSessionProperty: canAccessCatalog(READ_ONLY)
   SchemaAccess,       // checkAnySchemaAccess on resource.schema
@@ -90,9 +91,13 @@ const std::unordered_map<std::string_view, Check>& checks() {
       {"ExecuteQuery", Check::Allow},
       {"SetSystemSessionProperty", Check::Allow},
       // CALL: the document has no procedures section, so only system.builtin (checkProcedurePermission
-      // with the rule ALLOW_BUILTIN). ALTER TABLE ... EXECUTE: no check at all in the file-based rules.
+      // with the rule ALLOW_BUILTIN).
       {"ExecuteProcedure", Check::Function},
-      {"ExecuteTableProcedure", Check::Allow},
+      // ALTER TABLE ... EXECUTE (optimize, expire_snapshots, ...) rewrites or drops a table's data.
+      // The file-based rules make no check at all, not even the catalog's; here it is what ALTER
+      // TABLE is, OWNERSHIP, so it is refused to unknown users, outside the profile's catalogs,
+      // and on gated tables to the uncleared (withhold_writes).
+      {"ExecuteTableProcedure", Check::Ownership},
       // Viewing and killing: the document gives "execute" only; Trino lets owners see their own.
       {"ViewQueryOwnedBy", Check::Deny},
       {"FilterViewQueryOwnedBy", Check::Deny},
