@@ -53,7 +53,8 @@ inputs.
 
 Exit codes: 0 every profile compiled; 1 at least one profile failed (the others
 were written); 2 invalid snapshot, config or arguments (nothing written);
-3 an output could not be written (the file it names keeps its previous content).
+3 an output could not be written (nothing was replaced: every file under --out
+and every rules_file keeps what the last compile wrote).
 With --output json a refused input or an unwritten output is one JSON document
 on stdout too: {"profile", "ok": false, "exit_code", "errors"} (the errors also
 go to stderr).
@@ -125,6 +126,11 @@ int run_compile(const std::vector<std::string>& args) {
   // they are hundreds of MB each, and holding every profile's until the last was built was most
   // of the peak. The summaries and findings.json still come in config order, at the end.
   std::map<std::string, nlohmann::json> written;  // profile -> its summary, timings in "write_ms"
+  // Every file is staged (written and synced beside its path) as its profile is built, and all are
+  // renamed into place only when every write succeeded: a failed write (a full disk, an unwritable
+  // rules_file) leaves --out and every rules_file as the last compile left them, never a mix of
+  // two compiles that findings.json describes only half of.
+  std::vector<StagedFile> staged;
   std::optional<std::string> write_error;
   const auto built = report_built(progress, total);
   auto write_out = [&](CompiledProfile& cp) {
@@ -133,11 +139,11 @@ int run_compile(const std::vector<std::string>& args) {
     try {
       const PolicySet& ps = *cp.result.policy_set;
       const std::string dir = (std::filesystem::path(out_dir) / cp.profile.name).string();
-      if (emit_policyset) write_file_atomically(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
+      if (emit_policyset) staged.emplace_back(dir + "/policyset.json", to_json(ps).dump(1) + "\n");
       const Artifact& a = *cp.artifact;
       const auto write_started = std::chrono::steady_clock::now();
-      write_file_atomically(dir + "/" + a.filename, *a.bytes);
-      if (cp.profile.rules_file) write_file_atomically(*cp.profile.rules_file, *a.bytes);
+      staged.emplace_back(dir + "/" + a.filename, *a.bytes);
+      if (cp.profile.rules_file) staged.emplace_back(*cp.profile.rules_file, *a.bytes);
       nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
       summary["artifact"] = dir + "/" + a.filename;
       summary["rules"] = a.rules;
@@ -166,7 +172,9 @@ int run_compile(const std::vector<std::string>& args) {
   nlohmann::json profiles = nlohmann::json::array();
   int rc = kExitOk;
   try {
-    if (write_error) throw std::runtime_error(*write_error);
+    if (write_error)
+      throw std::runtime_error(*write_error +
+                               "; nothing was replaced: --out and every rules_file hold what the last compile wrote");
     for (const auto& cp : compiled) {
       // The same findings `tagwarden findings` prints, a failed profile's profile_failed errors too.
       for (const auto& f : outcome_findings(cp)) findings.push_back(to_json(f));
@@ -188,7 +196,18 @@ int run_compile(const std::vector<std::string>& args) {
     }
     nlohmann::json doc = {
         {"generated_at", format_timestamp(inputs->model->now)}, {"profiles", profiles}, {"findings", findings}};
-    write_file_atomically((std::filesystem::path(out_dir) / "findings.json").string(), doc.dump(1) + "\n");
+    staged.emplace_back((std::filesystem::path(out_dir) / "findings.json").string(), doc.dump(1) + "\n");
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+      try {
+        staged[i].commit();
+      } catch (const std::exception& e) {
+        // A rename in a folder just written to fails only when the folder changed under us.
+        std::string done;
+        for (std::size_t j = 0; j < i; ++j) done += (j ? ", " : "") + staged[j].path();
+        throw std::runtime_error(std::string(e.what()) + "; already replaced: " + (done.empty() ? "none" : done) +
+                                 "; compile again");
+      }
+    }
     timings["total_ms"] = since(started);
     if (format == "json") {
       if (timed) doc["timings"] = timings;

@@ -1,5 +1,6 @@
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "../daemon/api.h"
@@ -8,6 +9,7 @@
 #include "commands.h"
 #include "common.h"
 #include "options.h"
+#include "tagwarden/publish/state_lock.h"
 #include "tagwarden/publish/state_store.h"
 #include "tagwarden/util/text.h"
 
@@ -38,7 +40,9 @@ row-filters, column-mask): the same decisions, asked one at a time (docs/trino-o
 A profile with access_control: opa renders no rules document at all (its trino-rules.json
 is a 404); GET .../trino-opa/decisions says which compile answers either way.
 
-Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start.
+Exit codes: 0 after SIGTERM/SIGINT; 2 invalid config; 3 cannot listen or start
+(a port in use, state_dir not writable, or another serve holding state_dir). A
+serve that exits 3 has written nothing: the daemon already running keeps its files.
 
 Example (the demo config reads its webhook secret and admin token from the
 environment, 16 bytes or more each):
@@ -68,7 +72,9 @@ environment, 16 bytes or more each):
     std::cerr << "error: " << config_path << ": source: serve needs source.file or source.url\n";
     return kExitInvalidInput;
   }
+  std::optional<StateDirLock> state_lock;
   try {
+    state_lock.emplace(loaded.config->daemon.state_dir);
     StateStore(loaded.config->daemon.state_dir).check_writable();
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -83,7 +89,6 @@ environment, 16 bytes or more each):
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Daemon daemon(std::move(*loaded.config), config_path);
-  daemon.restore_state();  // last good artifacts are served before anything else happens
   const DaemonSettings settings = daemon.settings();
   boost::asio::io_context io;
   Api api(daemon, io);
@@ -99,6 +104,9 @@ environment, 16 bytes or more each):
     std::cerr << "error: " << e.what() << "\n";
     return kExitOutputFailed;
   }
+  // Only now, with the ports ours: restoring writes every rules_file, and a daemon that then
+  // failed to listen would leave the files of the one already running (deny-all, or older).
+  daemon.restore_state();  // last good artifacts are served before anything else happens
   nlohmann::json ports = nlohmann::json::object();
   for (auto& l : listeners) {
     l->start();

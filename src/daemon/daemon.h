@@ -164,10 +164,14 @@ class Daemon {
   /// The first half of withdraw_expired: the artifacts, the rules files and the timer. Takes mu_, then publish_mu_.
   void withdraw_published(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
   /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged and returned.
-  static std::string write_deny_all(const Profile& profile);
+  std::string write_deny_all(const Profile& profile);
   /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null. Returns why
-  /// it failed (logged too), or "" when written or when the profile has no rules_file.
-  static std::string write_rules_file(const Profile& profile, const Artifact* artifact);
+  /// it failed (logged too), or "" when written or when the profile has no rules_file. Records the
+  /// file as written (rules_file_replaced).
+  std::string write_rules_file(const Profile& profile, const Artifact* artifact);
+  /// Whether the file at `path` is no longer the one this process last wrote there (replaced,
+  /// changed or removed since): something else wrote it, perhaps deny-all or an older document.
+  bool rules_file_replaced(const std::string& path);
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;
@@ -199,6 +203,14 @@ class Daemon {
   /// rules and decision endpoints, which read this without taking mu_.
   std::atomic<std::shared_ptr<const std::map<std::string, ProfileKind>>> engines_;
   std::mutex publish_mu_;  ///< serializes replacing published_ (read, copy, store)
+  /// What each rules_file was when this process last wrote it: its inode, size and mtime.
+  struct WrittenFile {
+    std::uint64_t device = 0, inode = 0;
+    std::int64_t size = 0, mtime_ns = 0;
+    bool operator==(const WrittenFile&) const = default;
+  };
+  std::mutex rules_files_mu_;
+  std::map<std::string, WrittenFile> rules_files_written_;
 
   // The loop's own queue.
   std::mutex queue_mu_;

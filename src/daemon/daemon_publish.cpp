@@ -1,5 +1,7 @@
 // Publishing one profile's build: store its digest, serve, store its bytes (and apply to StarRocks); withdrawing
 // artifacts whose role expiry passed with nothing to recompile from.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -272,6 +274,16 @@ void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, n
 
 std::string Daemon::write_deny_all(const Profile& profile) { return write_rules_file(profile, nullptr); }
 
+namespace {
+
+std::optional<struct stat> stat_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st;
+}
+
+}  // namespace
+
 std::string Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
   if (!profile.rules_file) return {};
   try {
@@ -283,7 +295,26 @@ std::string Daemon::write_rules_file(const Profile& profile, const Artifact* art
                 {"message", "the file may grant more than the rules URL serves; retried after every pass"}});
     return e.what();
   }
+  if (const auto st = stat_of(*profile.rules_file)) {
+    std::lock_guard lock(rules_files_mu_);
+    rules_files_written_[*profile.rules_file] =
+        WrittenFile{static_cast<std::uint64_t>(st->st_dev), static_cast<std::uint64_t>(st->st_ino),
+                    static_cast<std::int64_t>(st->st_size),
+                    static_cast<std::int64_t>(st->st_mtim.tv_sec) * 1'000'000'000 + st->st_mtim.tv_nsec};
+  }
   return {};
+}
+
+bool Daemon::rules_file_replaced(const std::string& path) {
+  const auto st = stat_of(path);
+  std::lock_guard lock(rules_files_mu_);
+  const auto it = rules_files_written_.find(path);
+  if (it == rules_files_written_.end()) return false;  // never written by this process: nothing to compare
+  if (!st) return true;
+  const WrittenFile now{static_cast<std::uint64_t>(st->st_dev), static_cast<std::uint64_t>(st->st_ino),
+                        static_cast<std::int64_t>(st->st_size),
+                        static_cast<std::int64_t>(st->st_mtim.tv_sec) * 1'000'000'000 + st->st_mtim.tv_nsec};
+  return !(now == it->second);
 }
 
 void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
@@ -326,10 +357,23 @@ void Daemon::withdraw_published(Timestamp now, std::optional<Timestamp> upcoming
     st.note_rules_file(write_deny_all(p), format_timestamp(now));
   }
   // A rules_file that could not be written holds something else than what is served, perhaps
-  // more (a stale or expired document): rewritten after every pass until it holds it.
+  // more (a stale or expired document): rewritten after every pass until it holds it. So is one
+  // that something else replaced since it was written (another serve on the same file, a deploy
+  // copying an old document over it): it may refuse everyone, or grant what was revoked.
   for (const auto& p : config_.profiles) {
     auto& st = profiles_[p.name];
-    if (!p.rules_file || st.rules_file_error.empty()) continue;
+    if (!p.rules_file) continue;
+    if (st.rules_file_error.empty()) {
+      if (!rules_file_replaced(*p.rules_file)) continue;
+      log::warn("rules_file_replaced",
+                {{"profile", p.name},
+                 {"rules_file", *p.rules_file},
+                 {"message",
+                  "the rules_file was changed, replaced or removed by something else since this daemon wrote it; "
+                  "it is rewritten with what is served. Only one tagwarden may write a file"}});
+      counters_["tagwarden_rules_file_rewrites_total{profile=\"" + p.name + "\"}"]++;
+      st.note_rules_file("replaced by something else", format_timestamp(now));
+    }
     const auto it = next->find(p.name);
     const std::string error = write_rules_file(p, it == next->end() ? nullptr : &it->second->artifact);
     if (error.empty()) log::info("rules_file_repaired", {{"profile", p.name}, {"rules_file", *p.rules_file}});

@@ -21,7 +21,8 @@ namespace {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+StagedFile::StagedFile(std::string path_in, std::string_view content) : path_(std::move(path_in)) {
+  const std::string& path = path_;
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -64,16 +65,33 @@ void write_file_atomically(const std::string& path, std::string_view content) {
     ::unlink(tmp.c_str());
     fail(path, "closing its temporary file " + tmp, saved);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  tmp_ = std::move(tmp);
+}
+
+StagedFile::StagedFile(StagedFile&& other) noexcept : path_(std::move(other.path_)), tmp_(std::move(other.tmp_)) {
+  other.tmp_.clear();
+}
+
+StagedFile::~StagedFile() {
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void StagedFile::commit() {
+  if (tmp_.empty()) throw std::logic_error("StagedFile::commit: " + path_ + " is not staged");
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int saved = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "renaming " + tmp + " over it", saved);
+    fail(path_, "renaming " + tmp_ + " over it", saved);
   }
+  tmp_.clear();
+  const std::filesystem::path target(path_);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
 }
+
+void write_file_atomically(const std::string& path, std::string_view content) { StagedFile(path, content).commit(); }
 
 }  // namespace tw

@@ -1959,6 +1959,64 @@ def sigterm_exits_zero(c: Ctx):
 
 
 @test
+def second_serve_leaves_the_running_daemons_files(c: Ctx):
+    # Found by the audit: a second serve on the same port first wrote deny-all into the running
+    # daemon's rules_file, then failed to listen (exit 3); the running daemon kept reporting
+    # holds_served true and never rewrote it. Now a second serve exits 3 before writing anything
+    # (state_dir locked, ports bound first), and a rules_file something else replaces is rewritten
+    # after the next pass.
+    rules_file = c.tmp / "out" / "trino_main.rules.json"
+    d = c.daemon("a")
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    served = d.rules().body
+    eq(rules_file.read_bytes(), served, "the rules_file holds the served rules")
+    before = rules_file.stat()
+    # 1. the same config: the state_dir is held by the running daemon
+    p = subprocess.run([str(BIN), "serve", "--config", str(d.config_path)], capture_output=True, text=True,
+                       timeout=20, env=d.env())
+    eq(p.returncode, 3, f"a second serve on the same state_dir ({p.stderr.strip()})")
+    check("in use by another tagwarden serve" in p.stderr and f"pid {d.proc.pid}" in p.stderr,
+          f"the error names the holder: {p.stderr!r}")
+    # 2. its own state_dir, but the running daemon's port and rules_file
+    other = c.tmp / "b"
+    other.mkdir()
+    cfg = d.config_text().replace(json.dumps(str(d.state_dir)), json.dumps(str(other / "state")))
+    cfg = cfg.replace('"127.0.0.1:0"', json.dumps(f"127.0.0.1:{d.port}"))
+    check(f"127.0.0.1:{d.port}" in cfg, "the second config names the busy port")
+    (other / "tagwarden.yaml").write_text(cfg)
+    p = subprocess.run([str(BIN), "serve", "--config", str(other / "tagwarden.yaml")], capture_output=True,
+                       text=True, timeout=20, env=d.env())
+    eq(p.returncode, 3, f"a second serve on a busy port ({p.stderr.strip()})")
+    check("cannot listen" in p.stderr, f"stderr: {p.stderr!r}")
+    eq(rules_file.read_bytes(), served, "the running daemon's rules_file is untouched")
+    eq((rules_file.stat().st_ino, rules_file.stat().st_mtime_ns), (before.st_ino, before.st_mtime_ns),
+       "not even rewritten with the same bytes")
+    # 3. something else replaces the file: the next pass puts the served rules back
+    tmp = rules_file.with_name("other.json")
+    tmp.write_text(json.dumps({"catalogs": [{"allow": "none"}], "tables": [{"privileges": []}]}))
+    os.replace(tmp, rules_file)
+    check(d.recompile().status in (200, 202), "recompile")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and rules_file.read_bytes() != served:
+        time.sleep(0.05)
+    eq(rules_file.read_bytes(), served, "the rules_file is rewritten with the served rules")
+    check(any(e.get("event") == "rules_file_replaced" for e in d.events()), "rules_file_replaced logged")
+    eq(d.metrics().get(f'tagwarden_rules_file_rewrites_total{{profile="{PROFILE}"}}'), 1,
+       "tagwarden_rules_file_rewrites_total")
+    rf = d.status()["profiles"][0].get("rules_file") or {}
+    eq(rf.get("holds_served"), True, f"holds_served after the rewrite: {rf}")
+    # an unchanged pass leaves a file this daemon wrote alone
+    st = rules_file.stat()
+    gen = d.status()["generation"]
+    check(d.recompile().status in (200, 202), "recompile")
+    d.wait_pass_done(gen + 1)
+    eq((rules_file.stat().st_ino, rules_file.stat().st_mtime_ns), (st.st_ino, st.st_mtime_ns),
+       "a pass that changes nothing does not rewrite the file")
+
+
+@test
 def corrupted_state_file_not_served(c: Ctx):
     d = c.daemon().start()
     d.wait_ready()
@@ -2331,6 +2389,57 @@ def compile_unwritable_output_is_one_json_document(c: Ctx):
     text = subprocess.run(base, capture_output=True, text=True)
     eq(text.returncode, 3, "compile (text) into an unwritable directory")
     check(f"error: cannot write {target}: " in text.stderr and text.stdout == "", f"text mode: {text!r}")
+
+@test
+def compile_that_cannot_write_everything_replaces_nothing(c: Ctx):
+    # Found by the audit: exit 3 left a mixed generation. The profiles written before the failing
+    # write were replaced, the rest and findings.json were the previous compile's. Now every file is
+    # staged first and renamed only when all were written: a failure leaves everything as it was.
+    good_rules, blocked = c.tmp / "rules" / "a.json", c.tmp / "not-a-directory" / "b.json"
+    blocked.parent.mkdir()
+    (c.tmp / "not-a-directory" / "placeholder").write_text("")
+    profiles = (DEMO_PROFILES + f"    rules_file: {json.dumps(str(good_rules))}\n"
+                + DEMO_PROFILES.split("\n", 1)[1].replace("name: trino_main", "name: trino_second")
+                + f"    rules_file: {json.dumps(str(blocked))}\n")
+    config = c.tmp / "profiles.yaml"
+    config.write_text(profiles)
+    snapshot, changed = c.tmp / "snapshot.yaml", c.tmp / "changed.yaml"
+    snapshot.write_text(DEMO_SNAPSHOT)
+    changed.write_text(changed_snapshot())
+    out = c.tmp / "out"
+    base = [str(BIN), "compile", "--config", str(config), "--out", str(out)]
+    r = subprocess.run(base + ["--snapshot", str(snapshot)], capture_output=True, text=True)
+    eq(r.returncode, 0, f"the first compile ({r.stderr.strip()})")
+
+    def files():
+        found = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+        for p in (good_rules, blocked):
+            found[p] = p.read_bytes()
+        return found
+
+    before = files()
+    # b.json's folder becomes a file: the second profile's rules_file cannot be written
+    shutil.rmtree(blocked.parent)
+    blocked.parent.write_text("a regular file where the rules_file's folder should be\n")
+    for jobs in ("1", "2"):
+        r = subprocess.run(base + ["--snapshot", str(changed), "--jobs", jobs], capture_output=True, text=True)
+        eq(r.returncode, 3, f"--jobs {jobs}: a rules_file that cannot be written ({r.stderr.strip()})")
+        check(f"cannot write {blocked}" in r.stderr and "nothing was replaced" in r.stderr, f"stderr: {r.stderr!r}")
+        after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+        after[good_rules] = good_rules.read_bytes()
+        eq(sorted(after), sorted(k for k in before if k != blocked), f"--jobs {jobs}: the files under --out")
+        for path, content in after.items():
+            check(content == before[path], f"--jobs {jobs}: {path} was replaced by a compile that failed")
+        leftovers = [p for p in list(out.rglob(".*")) + list(good_rules.parent.glob(".*")) if ".tmp." in p.name]
+        eq(leftovers, [], f"--jobs {jobs}: temporary files left behind")
+    # with the folder back, the changed snapshot is compiled and every file replaced
+    blocked.parent.unlink()
+    blocked.parent.mkdir()
+    r = subprocess.run(base + ["--snapshot", str(changed)], capture_output=True, text=True)
+    eq(r.returncode, 0, f"the compile after the repair ({r.stderr.strip()})")
+    check(good_rules.read_bytes() != before[good_rules], "the changed snapshot changes the rules")
+    eq(blocked.read_bytes(), good_rules.read_bytes(), "both profiles compiled from the changed snapshot")
+
 
 # ---------------------------------------------------------------------------------------------
 

@@ -78,9 +78,7 @@ TEST_CASE("overwrites an existing file completely", "[atomic_file]") {
   tw::write_file_atomically(p.string(), std::string(10000, 'x'));
   tw::write_file_atomically(p.string(), "short\n");
   CHECK(slurp(p) == "short\n");
-  {
-    std::ofstream(t.path / "pre-existing") << "old content that is longer";
-  }
+  { std::ofstream(t.path / "pre-existing") << "old content that is longer"; }
   tw::write_file_atomically((t.path / "pre-existing").string(), "new");
   CHECK(slurp(t.path / "pre-existing") == "new");
 }
@@ -112,9 +110,7 @@ TEST_CASE("a failed rename leaves no temporary file and keeps the target", "[ato
 
 TEST_CASE("an unwritable location throws, naming the path", "[atomic_file]") {
   TempDir t;
-  {
-    std::ofstream(t.path / "regular") << "I am a file";
-  }
+  { std::ofstream(t.path / "regular") << "I am a file"; }
   SECTION("directly under a regular file") {
     const std::string path = (t.path / "regular" / "rules.json").string();
     const std::string what = what_of(path, "content");
@@ -157,4 +153,29 @@ TEST_CASE("a write that runs out of space keeps the old file and names it, not t
   CHECK_THAT(what, Catch::Contains("is unchanged"));
   CHECK(slurp(p) == "the old rules");
   CHECK(entries(t.path) == std::vector<std::string>{"rules.json"});
+}
+
+TEST_CASE("staged files change nothing until committed, and nothing at all when dropped", "[atomic_file]") {
+  TempDir t;
+  const fs::path a = t.path / "a.json", b = t.path / "sub" / "b.json";
+  tw::write_file_atomically(a.string(), "old a");
+  {
+    tw::StagedFile staged_a(a.string(), "new a");
+    tw::StagedFile staged_b(b.string(), "new b");
+    CHECK(slurp(a) == "old a");
+    CHECK_FALSE(fs::exists(b));
+    CHECK(staged_b.path() == b.string());
+  }  // dropped: the temporaries go, the files stay
+  CHECK(entries(t.path) == std::vector<std::string>{"a.json", "sub"});
+  CHECK(slurp(a) == "old a");
+
+  std::vector<tw::StagedFile> staged;
+  staged.emplace_back(a.string(), "new a");
+  staged.emplace_back(b.string(), "new b");  // moved when the vector grows: still staged once
+  CHECK(slurp(a) == "old a");
+  for (auto& s : staged) s.commit();
+  CHECK(slurp(a) == "new a");
+  CHECK(slurp(b) == "new b");
+  CHECK(entries(t.path) == std::vector<std::string>{"a.json", "sub", "sub/b.json"});
+  CHECK_THROWS_AS(staged[0].commit(), std::logic_error);  // committed once only
 }
