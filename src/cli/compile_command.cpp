@@ -15,6 +15,9 @@
 namespace tw::cli {
 namespace {
 
+// More builders than profiles or cores only costs memory; a bigger number is a typo.
+constexpr long long kMaxJobs = 256;
+
 const char* kUsage =
     "usage: tagwarden compile --snapshot S --config C --out DIR [--profile P] [--now T] [--emit-policyset] "
     "[--output text|json] [--jobs N] [--timings]";
@@ -75,11 +78,15 @@ int run_compile(const std::vector<std::string>& args) {
       "now", po::value<std::string>(), "judge expiry at this RFC 3339 time instead of generated_at")(
       "emit-policyset", po::bool_switch(), "also write DIR/<profile>/policyset.json (the engine-neutral decisions)")(
       "output", po::value<std::string>()->default_value("text"), "summary format: text or json")(
-      "jobs", po::value<std::size_t>()->default_value(0),
-      "profiles built at once (0: one per core); more is faster and needs more memory")(
+      "jobs", po::value<long long>()->default_value(0),
+      "profiles built at once (0: one per core; at most 256); more is faster and needs more memory")(
       "timings", po::bool_switch(), "report where the time went (stdout only, never findings.json)");
   po::variables_map vm;
   if (int rc = parse_options(args, desc, kUsage, kTeaching, vm); rc >= 0) return rc;
+  if (const long long jobs = vm["jobs"].as<long long>(); jobs < 0 || jobs > kMaxJobs) {
+    std::cerr << "error: --jobs must be 0 (one per core) to " << kMaxJobs << ", not " << jobs << "\n";
+    return kExitInvalidInput;
+  }
   const std::string format = vm["output"].as<std::string>();
   if (format != "text" && format != "json") {
     std::cerr << "error: --output must be text or json\n";
@@ -145,7 +152,9 @@ int run_compile(const std::vector<std::string>& args) {
       staged.emplace_back(dir + "/" + a.filename, *a.bytes);
       if (cp.profile.rules_file) staged.emplace_back(*cp.profile.rules_file, *a.bytes);
       nlohmann::json summary = {{"name", cp.profile.name}, {"engine", to_string(cp.profile.engine)}};
-      summary["artifact"] = dir + "/" + a.filename;
+      // Relative to --out (the folder holding findings.json): the same inputs give the same
+      // findings.json bytes however --out is spelled.
+      summary["artifact"] = cp.profile.name + "/" + a.filename;
       summary["rules"] = a.rules;
       summary["bytes"] = a.bytes->size();
       summary["sha256"] = a.sha256;
@@ -162,7 +171,7 @@ int run_compile(const std::vector<std::string>& args) {
       write_error = e.what();
     }
   };
-  auto compiled = compile_all(*inputs, vm["jobs"].as<std::size_t>(), write_out);
+  auto compiled = compile_all(*inputs, static_cast<std::size_t>(vm["jobs"].as<long long>()), write_out);
   progress.say("writing " + out_dir);
   timings["build_ms"] = since(build_started);
   timings["profiles"] = nlohmann::json::object();
@@ -241,8 +250,8 @@ int run_compile(const std::vector<std::string>& args) {
                 << (starrocks ? " statements over "
                     : opa     ? " access classes (decisions only) over "
                               : " rules over ")
-                << p["objects"] << " objects, " << p["bytes"] << " bytes -> " << p["artifact"].get<std::string>()
-                << "\n";
+                << p["objects"] << " objects, " << p["bytes"] << " bytes -> "
+                << (std::filesystem::path(out_dir) / p["artifact"].get<std::string>()).string() << "\n";
     }
   }
   std::cout << "findings: " << by_severity["error"] << " errors, " << by_severity["warning"] << " warnings, "

@@ -42,15 +42,20 @@ std::streamsize StreamTee::xsputn(const char* s, std::streamsize n) {
 int StreamTee::sync() { return real_->pubsync(); }
 
 int print_json_failure(const std::optional<std::string>& profile, int exit_code, const std::string& stderr_text) {
-  nlohmann::json errors = nlohmann::json::array();
+  // The "error: " lines are the errors; the rest of stderr (a count of them, the usage, a hint)
+  // is for people. Only a text with no such line gives all its lines, so errors is never empty.
+  nlohmann::json errors = nlohmann::json::array(), others = nlohmann::json::array();
   std::istringstream lines(stderr_text);
   for (std::string line; std::getline(lines, line);) {
     const auto start = line.find_first_not_of(' ');
     if (start == std::string::npos) continue;
     line.erase(0, start);
-    if (line.rfind("error: ", 0) == 0) line.erase(0, 7);
-    errors.push_back(line);
+    if (line.rfind("error: ", 0) == 0)
+      errors.push_back(line.substr(7));
+    else
+      others.push_back(line);
   }
+  if (errors.empty()) errors = std::move(others);
   const nlohmann::json doc = {{"profile", profile ? nlohmann::json(*profile) : nlohmann::json(nullptr)},
                               {"ok", false},
                               {"exit_code", exit_code},

@@ -37,7 +37,10 @@ Start with the demo:
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+  if (args.size() >= 2 && args[0] == "help") {
+    // `tagwarden help compile` is `tagwarden compile --help`.
+    args = {args[1], "--help"};
+  } else if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::cout << kHelp << "\n";
     return args.empty() ? 2 : 0;
   }
@@ -67,6 +70,10 @@ int main(int argc, char** argv) {
     if (command == "plan") return answer(tw::cli::run_plan(args));
     if (command == "apply") return answer(tw::cli::run_apply(args));
     if (command == "version" || command == "--version") {
+      if (!args.empty()) {
+        std::cerr << "error: version takes no arguments (got \"" << args[0] << "\")\n";
+        return 2;
+      }
       std::cout << "tagwarden 0.1.0\n";
       return 0;
     }

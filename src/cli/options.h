@@ -18,7 +18,14 @@ namespace po = boost::program_options;
 inline int parse_options(const std::vector<std::string>& args, const po::options_description& desc,
                          const std::string& usage, const std::string& teaching, po::variables_map& vm) {
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(desc).run();
+    // No command takes positional arguments; one is a mistake (a flag's value split off, a path
+    // without its flag), never something to ignore silently.
+    for (const auto& o : parsed.options) {
+      if (o.position_key >= 0 && !o.value.empty())
+        throw po::error("unexpected argument \"" + o.value.front() + "\" (every argument is a --flag)");
+    }
+    po::store(parsed, vm);
     if (vm.count("help")) {
       std::cout << usage << "\n\n" << teaching << "\n\n" << desc << "\n";
       return 0;

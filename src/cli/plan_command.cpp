@@ -60,7 +60,7 @@ With --output json a failure is one JSON document on stdout too:
 
 Example:
   tagwarden plan --snapshot examples/demo/snapshot.yaml \
-      --config tests/starrocks/profiles.yaml --profile starrocks_main)";
+      --config examples/demo/starrocks-profiles.yaml --profile starrocks_main)";
 
 }  // namespace
 

@@ -79,7 +79,8 @@ class ProfileCompiler {
     const auto source = [&](std::size_t i) {
       const User& u = s_.users[i];
       const std::string entry = "users[" + std::to_string(i) + "] (" + quote(u.name) + ", by ";
-      if (p_.user_map.count(u.name)) return entry + "the profile's user_map)";
+      if (p_.user_map.count(u.name))
+        return entry + "user_map[" + quote(u.name) + "] of profile " + quote(p_.name) + " in the config)";
       return entry + (u.engine_user ? "users[" + std::to_string(i) + "].engine_user)" : std::string("its name)"));
     };
     for (std::size_t i = 0; i < s_.users.size(); ++i) {

@@ -2441,6 +2441,47 @@ def compile_that_cannot_write_everything_replaces_nothing(c: Ctx):
     eq(blocked.read_bytes(), good_rules.read_bytes(), "both profiles compiled from the changed snapshot")
 
 
+@test
+def cli_usage_mistakes_exit_2_and_same_inputs_give_same_findings_bytes(c: Ctx):
+    # Found by the audit: a stray argument was ignored, --jobs -1 wrapped to a huge count,
+    # `help compile` printed the top-level help, `version --bogus` exited 0, findings.json
+    # recorded --out as spelled, and the JSON errors held the "N errors" summary line.
+    demo = ["--snapshot", str(ROOT / "examples" / "demo" / "snapshot.yaml"),
+            "--config", str(ROOT / "examples" / "demo" / "profiles.yaml")]
+    out = c.tmp / "out"
+    for argv, needle in ((["compile"] + demo + ["--out", str(out), "stray"], '"stray"'),
+                         (["compile"] + demo + ["--out", str(out), "--jobs", "-1"], "--jobs"),
+                         (["compile"] + demo + ["--out", str(out), "--jobs", "100000"], "--jobs"),
+                         (["explain"] + demo + ["--user", "grace.lee", "extra"], '"extra"'),
+                         (["serve", "--config", str(c.tmp / "nope.yaml"), "x"], '"x"'),
+                         (["version", "--bogus"], "--bogus"),
+                         (["help", "bogus"], "bogus")):
+        r = subprocess.run([str(BIN)] + argv, capture_output=True, text=True)
+        eq(r.returncode, 2, f"{argv}: {r.stderr.strip()}")
+        check(needle in r.stderr, f"{argv}: the error names {needle}: {r.stderr!r}")
+    check(not out.exists(), "nothing was written by the refused compiles")
+    r = subprocess.run([str(BIN), "help", "compile"], capture_output=True, text=True)
+    eq(r.returncode, 0, "help compile")
+    check(r.stdout.startswith("usage: tagwarden compile"), f"help compile is compile's help: {r.stdout[:80]!r}")
+    # findings.json: the same bytes however --out is spelled
+    docs = []
+    for spelled in (str(out), str(out) + "/", str(out) + "/./", os.path.relpath(out)):
+        r = subprocess.run([str(BIN), "compile"] + demo + ["--out", spelled], capture_output=True, text=True)
+        eq(r.returncode, 0, f"compile --out {spelled}")
+        docs.append((out / "findings.json").read_bytes())
+    eq(len(set(docs)), 1, "findings.json differs with --out's spelling")
+    eq(json.loads(docs[0])["profiles"][0]["artifact"], f"{PROFILE}/rules.json", "artifact relative to --out")
+    # --output json: the errors are the error lines, not the count after them
+    bad = c.tmp / "bad.yaml"
+    bad.write_text(bad_reference_snapshot())
+    r = subprocess.run([str(BIN), "compile", "--snapshot", str(bad), "--config", demo[3], "--out", str(out),
+                        "--output", "json"], capture_output=True, text=True)
+    eq(r.returncode, 2, "an invalid snapshot")
+    errors = json.loads(r.stdout)["errors"]
+    check(errors and all("nothing was compiled" not in e for e in errors) and "ghost.user" in errors[0],
+          f"errors: {errors}")
+
+
 # ---------------------------------------------------------------------------------------------
 
 def run_tests(tests: list, label: str, argv: list[str], total_line: bool = True) -> int:

@@ -98,7 +98,7 @@ done < <("$UNIT" --list-test-names-only "[starrocks-mariadb]" | sed -e 's/^[[:sp
 "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK" -N -e \
   "SELECT CONCAT('DROP ROLE \`', User, '\`;') FROM mysql.user WHERE is_role='Y' AND User LIKE 'tw\\_%'" \
   | "$CLIENT" --no-defaults --default-character-set=utf8mb4 -uroot --socket="$SOCK"
-BASE=(--snapshot "$ROOT/examples/demo/snapshot.yaml" --config "$ROOT/tests/starrocks/profiles.yaml"
+BASE=(--snapshot "$ROOT/examples/demo/snapshot.yaml" --config "$ROOT/examples/demo/starrocks-profiles.yaml"
       --profile starrocks_main --dialect mysql)
 ARGS=("${BASE[@]}" --dsn "$TAGWARDEN_TEST_MARIADB_DSN")
 "$CLI" plan "${ARGS[@]}" >"$TMP/plan.sql" 2>&1

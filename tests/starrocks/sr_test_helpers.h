@@ -69,7 +69,7 @@ inline tw::PolicySet compile_ok(const tw::Model& m, const tw::Profile& p) {
 
 inline tw::PolicySet demo_policy_set(const std::string& profile = "starrocks_main") {
   auto m = model_from_file(source_path("examples/demo/snapshot.yaml"));
-  return compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), profile));
+  return compile_ok(*m, profile_from(source_path("examples/demo/starrocks-profiles.yaml"), profile));
 }
 
 /// Users u0, u1, ... given grants on the tables c.s.t0, c.s.t1, ... by a matrix: access[u][t] is 0

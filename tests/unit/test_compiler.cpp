@@ -648,7 +648,7 @@ users:
   CHECK(
       pc2.errors ==
       Names{
-          R"(users[2] ("carol", by the profile's user_map) and users[3] ("dave", by its name) both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
+          R"(users[2] ("carol", by user_map["carol"] of profile "trino_main" in the config) and users[3] ("dave", by its name) both map to the engine user "dave": the engine could not tell them apart; fix engine_user or user_map)"});
 
   tw::Profile fixed = trino_profile({"c"});
   fixed.user_map = {{"al", "albert"}};

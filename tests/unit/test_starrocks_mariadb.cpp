@@ -166,7 +166,7 @@ std::string changed_demo() {
 
 sr::Plan mysql_plan(const std::string& snapshot_text, std::size_t max_roles_per_user = sr::kDefaultMaxRolesPerUser) {
   auto m = model_from_text(snapshot_text);
-  auto ps = compile_ok(*m, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main"));
+  auto ps = compile_ok(*m, profile_from(source_path("examples/demo/starrocks-profiles.yaml"), "starrocks_main"));
   return plan_ok(ps, {sr::Dialect::MySQL, {}, max_roles_per_user});
 }
 

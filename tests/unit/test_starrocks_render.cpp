@@ -387,7 +387,7 @@ TEST_CASE("starrocks diff: nothing to do when the server holds the plan; tighten
                "  - {role: pii_reader, user: member-sso}\n");
   auto m2 = model_from_text(text);
   const Plan next =
-      plan_ok(compile_ok(*m2, profile_from(source_path("tests/starrocks/profiles.yaml"), "starrocks_main")));
+      plan_ok(compile_ok(*m2, profile_from(source_path("examples/demo/starrocks-profiles.yaml"), "starrocks_main")));
   const Plan old = plan_ok(ps);
   LiveState live;
   live.owned = old.desired;

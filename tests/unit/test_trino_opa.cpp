@@ -327,6 +327,40 @@ TEST_CASE("opa: a request Trino could not have sent is refused as such, and deny
   json wrong = request("reader", "SelectFromColumns", table("dw", "fin", "accounts"));
   wrong["input"]["action"]["resource"]["table"]["columns"] = "id";
   CHECK_THROWS_AS(decider().answer(OpaEndpoint::Allow, wrong), tw::trino::OpaBadRequest);
+  // Found by the audit: these were answered (some allowed) instead of refused as bad requests.
+  const auto bad = [](OpaEndpoint endpoint, const json& body) {
+    CHECK_THROWS_AS(decider().answer(endpoint, body), tw::trino::OpaBadRequest);
+  };
+  bad(OpaEndpoint::Allow, request("reader", "SetSystemSessionProperty", json::object()));
+  bad(OpaEndpoint::Allow, request("reader", "SetSystemSessionProperty", json{{"systemSessionProperty", "x"}}));
+  bad(OpaEndpoint::Allow, request("reader", "SetSystemSessionProperty", json::array({1})));
+  bad(OpaEndpoint::Allow, request("writer", "ExecuteTableProcedure", json{{"table", "dw.ops.jobs"}}));
+  bad(OpaEndpoint::Allow, request("reader", "ExecuteQuery", "x"));
+  CHECK(allow("reader", "SetSystemSessionProperty", json{{"systemSessionProperty", {{"name", "query_max_memory"}}}}));
+  json rename = request("writer", "RenameTable", table("dw", "ops", "jobs"));
+  rename["input"]["action"]["targetResource"] = json::array();
+  bad(OpaEndpoint::Allow, rename);
+  // /batch: only the filter operations the plugin batches, each resource an object
+  json batch = request("writer", "InsertIntoTable", nullptr);
+  batch["input"]["action"].erase("resource");
+  batch["input"]["action"]["filterResources"] = {table("dw", "ops", "jobs")};
+  bad(OpaEndpoint::Batch, batch);
+  batch["input"]["action"]["operation"] = "FilterTables";
+  CHECK(decider().answer(OpaEndpoint::Batch, batch)["result"] == json({0}));
+  batch["input"]["action"]["filterResources"] = {table("dw", "ops", "jobs"), "dw.fin.accounts"};
+  bad(OpaEndpoint::Batch, batch);
+  // /row-filters, /column-mask and /batch-column-masks: their own operation; masks need the type
+  bad(OpaEndpoint::RowFilters, request("reader", "SelectFromColumns", table("dw", "fin", "accounts")));
+  json column = {
+      {"column", {{"catalogName", "dw"}, {"schemaName", "fin"}, {"tableName", "accounts"}, {"columnName", "email"}}}};
+  bad(OpaEndpoint::ColumnMask, request("reader", "GetColumnMask", column));
+  column["column"]["columnType"] = "varchar";
+  CHECK(decider().answer(OpaEndpoint::ColumnMask, request("reader", "GetColumnMask", column))["result"].is_object());
+  bad(OpaEndpoint::ColumnMask, request("reader", "GetRowFilters", column));
+  json masks = request("reader", "SelectFromColumns", nullptr);
+  masks["input"]["action"].erase("resource");
+  masks["input"]["action"]["filterResources"] = {column};
+  bad(OpaEndpoint::BatchColumnMasks, masks);
   CHECK(OpaDecider::deny_all(OpaEndpoint::Allow) == json({{"result", false}}));
   CHECK(OpaDecider::deny_all(OpaEndpoint::Batch) == json({{"result", json::array()}}));
   CHECK(OpaDecider::deny_all(OpaEndpoint::ColumnMask) == json({{"result", nullptr}}));

@@ -371,16 +371,36 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
   request.operation = text(action, "operation", "input.action");
   request.user = user_index(text(member(context, "identity", "input.context"), "user", "input.context.identity"));
 
+  // Each endpoint is asked by the plugin for its own operations only; another is no body it sends.
+  const auto expect_operation = [&](std::initializer_list<std::string_view> operations) {
+    if (std::find(operations.begin(), operations.end(), request.operation) != operations.end()) return;
+    std::string list;
+    for (const auto& o : operations) list += (list.empty() ? "" : ", ") + std::string(o);
+    throw OpaBadRequest("input.action.operation " + request.operation + " is not asked at this endpoint (" + list +
+                        ")");
+  };
   switch (endpoint) {
     case OpaEndpoint::Allow: {
       static const json none = json::object();
       auto resource = action.find("resource"), target = action.find("targetResource");
-      return {{"result", allowed(request, resource == action.end() || resource->is_null() ? none : *resource,
-                                 target == action.end() ? nullptr : &*target)}};
+      const bool absent = resource == action.end() || resource->is_null();
+      if (!absent && !resource->is_object()) throw OpaBadRequest("input.action.resource must be an object");
+      if (target != action.end() && !target->is_object())
+        throw OpaBadRequest("input.action.targetResource must be an object");
+      if (request.operation == "SetSystemSessionProperty")  // as the plugin sends it, even though it allows all
+        text(member(absent ? none : *resource, "systemSessionProperty", "input.action.resource"), "name",
+             "input.action.resource.systemSessionProperty");
+      return {{"result", allowed(request, absent ? none : *resource, target == action.end() ? nullptr : &*target)}};
     }
     case OpaEndpoint::Batch: {
+      expect_operation({"FilterCatalogs", "FilterSchemas", "FilterTables", "FilterColumns", "FilterFunctions",
+                        "FilterViewQueryOwnedBy"});
       const json& resources = member(action, "filterResources", "input.action");
       if (!resources.is_array()) throw OpaBadRequest("input.action.filterResources must be a list");
+      for (std::size_t i = 0; i < resources.size(); ++i) {
+        if (!resources[i].is_object())
+          throw OpaBadRequest("input.action.filterResources[" + std::to_string(i) + "] must be an object");
+      }
       json result = json::array();
       if (request.operation == "FilterColumns") {
         // One resource, the table, holding all its columns; the indices are of those columns. The
@@ -407,6 +427,7 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
       return {{"result", result}};
     }
     case OpaEndpoint::RowFilters: {
+      expect_operation({"GetRowFilters"});
       json result = json::array();
       const QualifiedName name = table_name(member(action, "resource", "input.action"), "input.action.resource");
       if (!request.user || name.schema == kInformationSchema) return {{"result", result}};
@@ -420,12 +441,14 @@ json OpaDecider::answer(OpaEndpoint endpoint, const json& body) const {
     }
     case OpaEndpoint::ColumnMask:
     case OpaEndpoint::BatchColumnMasks: {
+      expect_operation({"GetColumnMask"});
       const auto mask_of = [&](const json& resource, const std::string& where) -> json {
         const json& column = member(resource, "column", where);
         const QualifiedName name{trino_name(column, "catalogName", where + ".column"),
                                  trino_name(column, "schemaName", where + ".column"),
                                  trino_name(column, "tableName", where + ".column")};
         const std::string column_name = trino_name(column, "columnName", where + ".column");
+        text(column, "columnType", where + ".column");  // always sent; a mask is cast to it
         if (!request.user || name.schema == kInformationSchema) return nullptr;
         const TableRule rule = table_rule(*request.user, name);
         if (!rule.access) return nullptr;
