@@ -191,7 +191,11 @@ class YamlToJson {
         nlohmann::json out = nlohmann::json::object();
         for (const auto& kv : node) {
           if (!kv.first.IsScalar()) {
-            errors_.emplace_back(path, "mapping keys must be plain strings");
+            // Such a key has no name to put in a path: its line and column say where it is.
+            const YAML::Mark at = kv.first.Mark();
+            errors_.emplace_back(path, "the mapping key at line " + std::to_string(at.line + 1) + ", column " +
+                                           std::to_string(at.column + 1) +
+                                           " is a list or mapping: keys must be plain strings");
             continue;
           }
           const std::string key = kv.first.Scalar();

@@ -405,3 +405,12 @@ TEST_CASE("YAML tags that would change a value are refused; escapes the reader c
                                  "character itself, or \\u00A0 / \\u0085"});
   CHECK(errors_of("a: \"bo\\u00A0b\"\n").empty());
 }
+
+TEST_CASE("a YAML key that is a list or mapping is named by its line and column, at the top too", "[document]") {
+  CHECK(errors_of("version: 1\n? [x]\n: 1\n") ==
+        std::vector<std::string>{
+            ": the mapping key at line 2, column 3 is a list or mapping: keys must be plain strings"});
+  CHECK(errors_of("users:\n  - {name: a, ? {k: v} : 1}\n") ==
+        std::vector<std::string>{
+            "users[0]: the mapping key at line 2, column 17 is a list or mapping: keys must be plain strings"});
+}
