@@ -1,4 +1,6 @@
 #include <csignal>
+#include <cstdlib>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -14,6 +16,11 @@
 #include "tagwarden/util/text.h"
 
 namespace tw::cli {
+
+namespace {
+// How long SIGTERM waits for a running pass before exiting without it.
+constexpr int kStopTimeoutS = 10;
+}  // namespace
 
 int run_serve(const std::vector<std::string>& args) {
   const char* usage = "usage: tagwarden serve --config C [--log-level debug|info|warn|error]";
@@ -114,7 +121,13 @@ environment, 16 bytes or more each):
   }
   log::info("listening", {{"ports", ports}, {"state_dir", settings.state_dir}});
 
-  std::thread loop([&] { daemon.run(); });
+  std::promise<void> loop_done;
+  std::future<void> loop_stopped = loop_done.get_future();
+  std::thread loop([&] {
+    daemon.run();
+    loop_done.set_value();
+  });
+  std::thread guard([&] { daemon.guard(); });
   std::vector<std::thread> workers;
   for (int i = 0; i < 2; ++i) workers.emplace_back([&] { io.run(); });
 
@@ -131,6 +144,14 @@ environment, 16 bytes or more each):
   }
   for (auto& l : listeners) l->stop();
   daemon.stop();
+  guard.join();
+  // A pass finishes before the loop stops. One stuck in a read that does not return (a hung
+  // mount) would hold SIGTERM forever: what is published and stored survives any stop.
+  if (loop_stopped.wait_for(std::chrono::seconds(kStopTimeoutS)) == std::future_status::timeout) {
+    log::error("stop_timed_out",
+               {{"seconds", kStopTimeoutS}, {"message", "the reconcile pass did not end; exiting without it"}});
+    std::_Exit(kExitOk);
+  }
   loop.join();
   // Let answers the loop just posted (webhooks, recompiles) reach their sockets.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -234,7 +234,8 @@ ConfigLoad parse_config(std::string_view text, bool resolve_secrets) {
   if (errors.empty()) {
     const std::vector<OwnedPath> daemon_paths = {
         {config.daemon.source.file, "the daemon's source.file", false},
-        {config.daemon.state_dir + "/profiles", "the daemon's state_dir", true}};
+        // All of it: its artifacts, and serve.lock, which a rules file renamed over would unlock.
+        {config.daemon.state_dir, "the daemon's state_dir", true}};
     for (auto& clash : rules_file_clashes(config, daemon_paths)) errors.push_back(std::move(clash));
   }
   if (errors.empty()) out.config = std::move(config);

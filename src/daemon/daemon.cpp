@@ -151,6 +151,22 @@ void Daemon::request(const std::string& reason, Waiter waiter) {
   queue_cv_.notify_all();
 }
 
+void Daemon::guard() {
+  for (;;) {
+    {
+      std::unique_lock lk(queue_mu_);
+      const auto tick = std::chrono::milliseconds(clock_.is_test_clock() ? 50 : 1000);
+      if (queue_cv_.wait_for(lk, tick, [&] { return stopping_; })) return;
+    }
+    try {
+      repair_replaced_rules_files();
+      withdraw_if_stuck();
+    } catch (const std::exception& e) {
+      log::error("guard_failed", {{"error", e.what()}});
+    }
+  }
+}
+
 void Daemon::stop() {
   {
     std::lock_guard lock(queue_mu_);
@@ -210,6 +226,11 @@ void Daemon::run() {
       waiters.swap(waiters_);
     }
     ReconcileOutcome outcome;
+    pass_started_s_ = clock_.now().seconds;
+    struct PassEnd {
+      std::atomic<std::int64_t>& started;
+      ~PassEnd() { started = -1; }
+    } pass_end{pass_started_s_};
     try {
       outcome = reconcile_once(reasons);
     } catch (const std::exception& e) {
@@ -305,6 +326,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
                            " errors, first: " + loaded.errors.front().str();
       source_last_error_at_ = at;
       snapshot_invalid_ = true;
+      src->refused();
       log::error("snapshot_invalid",
                  {{"errors", outcome.snapshot_errors.size()}, {"first", loaded.errors.front().str()}});
     } else {

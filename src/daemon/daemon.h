@@ -71,7 +71,21 @@ class Daemon {
   /// loop thread, with the outcome of the first pass that starts after this call.
   void request(const std::string& reason, Waiter waiter = {});
   /// Runs the loop until stop(). Blocking.
+  /// What each rules_file was when this process last wrote it: its inode, size and mtime, and the
+  /// bytes written (null: deny-all).
+  struct WrittenFile {
+    std::uint64_t device = 0, inode = 0;
+    std::int64_t size = 0, mtime_ns = 0;
+    std::shared_ptr<const std::string> bytes;
+    bool same_file(const WrittenFile& o) const {
+      return device == o.device && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns;
+    }
+  };
   void run();
+  /// Runs beside run() until stop(), in its own thread: every second it puts back a rules_file
+  /// something else replaced, changed or removed, and withdraws an artifact past its valid_until
+  /// while the loop is still in a pass that began before it (a source read that does not return).
+  void guard();
   void stop();
   /// Re-reads the config file; on error keeps the old one and returns false.
   bool reload_config(std::string* error);
@@ -169,9 +183,11 @@ class Daemon {
   /// it failed (logged too), or "" when written or when the profile has no rules_file. Records the
   /// file as written (rules_file_replaced).
   std::string write_rules_file(const Profile& profile, const Artifact* artifact);
-  /// Whether the file at `path` is no longer the one this process last wrote there (replaced,
-  /// changed or removed since): something else wrote it, perhaps deny-all or an older document.
-  bool rules_file_replaced(const std::string& path);
+  /// The configured rules files that something else replaced, changed or removed since this process
+  /// wrote them get what it wrote there again (guard()).
+  void repair_replaced_rules_files();
+  /// Withdraws what is past its valid_until when the running pass began before it (guard()).
+  void withdraw_if_stuck();
   /// StarRocks profiles with a dsn: converge the server to the compiled PolicySet; failures fail the profile.
   void apply_starrocks(const Profile& profile, const PolicySet& ps, nlohmann::json& entry);
   std::shared_ptr<SnapshotSource> source() const;
@@ -203,14 +219,11 @@ class Daemon {
   /// rules and decision endpoints, which read this without taking mu_.
   std::atomic<std::shared_ptr<const std::map<std::string, ProfileKind>>> engines_;
   std::mutex publish_mu_;  ///< serializes replacing published_ (read, copy, store)
-  /// What each rules_file was when this process last wrote it: its inode, size and mtime.
-  struct WrittenFile {
-    std::uint64_t device = 0, inode = 0;
-    std::int64_t size = 0, mtime_ns = 0;
-    bool operator==(const WrittenFile&) const = default;
-  };
+  /// Taken after mu_ where both are held; a write and its record are one step under it.
   std::mutex rules_files_mu_;
   std::map<std::string, WrittenFile> rules_files_written_;
+  /// When the running pass began (Timestamp seconds), -1 between passes.
+  std::atomic<std::int64_t> pass_started_s_{-1};
 
   // The loop's own queue.
   std::mutex queue_mu_;

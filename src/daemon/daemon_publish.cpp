@@ -282,39 +282,103 @@ std::optional<struct stat> stat_of(const std::string& path) {
   return st;
 }
 
+void identify(const struct stat& st, Daemon::WrittenFile& file) {
+  file.device = static_cast<std::uint64_t>(st.st_dev);
+  file.inode = static_cast<std::uint64_t>(st.st_ino);
+  file.size = static_cast<std::int64_t>(st.st_size);
+  file.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
 }  // namespace
 
 std::string Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
   if (!profile.rules_file) return {};
+  std::lock_guard lock(rules_files_mu_);
   try {
     write_file_atomically(*profile.rules_file, artifact ? *artifact->bytes : trino::deny_all_rules().text);
   } catch (const std::exception& e) {
+    rules_files_written_.erase(*profile.rules_file);  // what it holds now is not known
     log::error("rules_file_failed",
                {{"profile", profile.name},
                 {"error", e.what()},
                 {"message", "the file may grant more than the rules URL serves; retried after every pass"}});
     return e.what();
   }
-  if (const auto st = stat_of(*profile.rules_file)) {
-    std::lock_guard lock(rules_files_mu_);
-    rules_files_written_[*profile.rules_file] =
-        WrittenFile{static_cast<std::uint64_t>(st->st_dev), static_cast<std::uint64_t>(st->st_ino),
-                    static_cast<std::int64_t>(st->st_size),
-                    static_cast<std::int64_t>(st->st_mtim.tv_sec) * 1'000'000'000 + st->st_mtim.tv_nsec};
-  }
+  WrittenFile written;
+  written.bytes = artifact ? artifact->bytes : nullptr;
+  if (const auto st = stat_of(*profile.rules_file)) identify(*st, written);
+  rules_files_written_[*profile.rules_file] = std::move(written);
   return {};
 }
 
-bool Daemon::rules_file_replaced(const std::string& path) {
-  const auto st = stat_of(path);
-  std::lock_guard lock(rules_files_mu_);
-  const auto it = rules_files_written_.find(path);
-  if (it == rules_files_written_.end()) return false;  // never written by this process: nothing to compare
-  if (!st) return true;
-  const WrittenFile now{static_cast<std::uint64_t>(st->st_dev), static_cast<std::uint64_t>(st->st_ino),
-                        static_cast<std::int64_t>(st->st_size),
-                        static_cast<std::int64_t>(st->st_mtim.tv_sec) * 1'000'000'000 + st->st_mtim.tv_nsec};
-  return !(now == it->second);
+void Daemon::repair_replaced_rules_files() {
+  std::map<std::string, std::vector<std::string>> owners;  // configured rules_file -> its profiles
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& p : config_.profiles) {
+      if (p.rules_file) owners[*p.rules_file].push_back(p.name);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> repaired;  // path, error ("" when rewritten)
+  {
+    std::lock_guard lock(rules_files_mu_);
+    for (const auto& [path, names] : owners) {
+      const auto it = rules_files_written_.find(path);
+      if (it == rules_files_written_.end()) continue;  // never written, or the last write failed: the pass retries
+      WrittenFile now;
+      if (const auto st = stat_of(path)) identify(*st, now);
+      if (now.same_file(it->second)) continue;
+      std::string error;
+      try {
+        write_file_atomically(path, it->second.bytes ? *it->second.bytes : trino::deny_all_rules().text);
+        if (const auto st = stat_of(path)) identify(*st, it->second);
+      } catch (const std::exception& e) {
+        error = e.what();
+        rules_files_written_.erase(it);
+      }
+      repaired.emplace_back(path, error);
+    }
+  }
+  if (repaired.empty()) return;
+  std::lock_guard lock(mu_);
+  const std::string at = format_timestamp(clock_.now());
+  for (const auto& [path, error] : repaired) {
+    for (const auto& name : owners[path]) {
+      log::warn("rules_file_replaced",
+                {{"profile", name},
+                 {"rules_file", path},
+                 {"rewritten", error.empty()},
+                 {"message",
+                  "the rules_file was changed, replaced or removed by something else since this daemon wrote it; "
+                  "it gets what the daemon wrote there again. Only one tagwarden may write a file"}});
+      counters_["tagwarden_rules_file_rewrites_total{profile=\"" + name + "\"}"]++;
+      if (!error.empty()) profiles_[name].note_rules_file(error, at);  // the pass retries it
+    }
+  }
+}
+
+void Daemon::withdraw_if_stuck() {
+  const std::int64_t started = pass_started_s_.load();
+  if (started < 0) return;  // between passes the loop itself wakes at the expiry
+  const Timestamp now = clock_.now();
+  std::optional<Timestamp> upcoming;
+  bool overdue = false;
+  {
+    std::lock_guard lock(mu_);
+    const auto published = published_.load();
+    for (const auto& [name, st] : profiles_) {
+      // Past it by a second, and the pass running began before it: that pass decided with the
+      // assignment still in force, and the loop has not started the one that would not.
+      if (st.valid_until && st.valid_until->seconds > started && now.seconds > st.valid_until->seconds &&
+          published->count(name))
+        overdue = true;
+    }
+    upcoming = next_expiry_;
+  }
+  if (overdue)
+    withdraw_published(now, upcoming,
+                       "the reconcile pass that began before the expiry has not finished (a source that does not "
+                       "answer?)");
 }
 
 void Daemon::withdraw_expired(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why) {
@@ -357,23 +421,11 @@ void Daemon::withdraw_published(Timestamp now, std::optional<Timestamp> upcoming
     st.note_rules_file(write_deny_all(p), format_timestamp(now));
   }
   // A rules_file that could not be written holds something else than what is served, perhaps
-  // more (a stale or expired document): rewritten after every pass until it holds it. So is one
-  // that something else replaced since it was written (another serve on the same file, a deploy
-  // copying an old document over it): it may refuse everyone, or grant what was revoked.
+  // more (a stale or expired document): rewritten after every pass until it holds it. (One that
+  // something else replaced since it was written is put back within a second: guard().)
   for (const auto& p : config_.profiles) {
     auto& st = profiles_[p.name];
-    if (!p.rules_file) continue;
-    if (st.rules_file_error.empty()) {
-      if (!rules_file_replaced(*p.rules_file)) continue;
-      log::warn("rules_file_replaced",
-                {{"profile", p.name},
-                 {"rules_file", *p.rules_file},
-                 {"message",
-                  "the rules_file was changed, replaced or removed by something else since this daemon wrote it; "
-                  "it is rewritten with what is served. Only one tagwarden may write a file"}});
-      counters_["tagwarden_rules_file_rewrites_total{profile=\"" + p.name + "\"}"]++;
-      st.note_rules_file("replaced by something else", format_timestamp(now));
-    }
+    if (!p.rules_file || st.rules_file_error.empty()) continue;
     const auto it = next->find(p.name);
     const std::string error = write_rules_file(p, it == next->end() ? nullptr : &it->second->artifact);
     if (error.empty()) log::info("rules_file_repaired", {{"profile", p.name}, {"rules_file", *p.rules_file}});

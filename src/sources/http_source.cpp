@@ -141,6 +141,12 @@ SourceFetch HttpSource::fetch() {
       continue;
     }
     if (status == 304) {
+      if (etag_.empty()) {
+        // Not modified since what? Nothing was asked conditionally: no snapshot was delivered.
+        out.error = "fetching " + redact_url(settings_.url) +
+                    " answered 304 Not Modified to a request without If-None-Match: no snapshot was delivered";
+        break;
+      }
       out.status = SourceFetch::Status::Unchanged;
       out.error.clear();
       return out;

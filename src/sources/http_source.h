@@ -15,6 +15,7 @@ class HttpSource : public SnapshotSource {
   explicit HttpSource(SourceSettings settings);
   SourceFetch fetch() override;
   void reset() override;
+  void refused() override { etag_.clear(); }
   /// "url <the URL without its query string>": query parameters may carry tokens.
   std::string describe() const override;
 

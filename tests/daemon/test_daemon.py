@@ -1145,6 +1145,55 @@ def expiry_triggers_recompile_with_test_clock(c: Ctx):
 
 
 @test
+def expiry_withdrawn_while_a_pass_hangs_on_its_source(c: Ctx):
+    # Found by the audit: a source read that did not return (a FIFO put in the snapshot's place, a
+    # hung mount) froze the loop, and an expired assignment stayed served indefinitely. A FIFO is
+    # now refused unread; and a pass that began before an expiry and has not finished past it no
+    # longer holds the withdrawal: the guard withdraws the artifact, as a failed pass would.
+    T = int(time.time()) + 86400 * 30
+    srv = SnapshotServer(c, expiry_snapshot(rfc3339(T)))
+    d = c.daemon(snapshot=None, clock=rfc3339(T - 100),
+                 source={"url": srv.url, "timeout": "60s", "retries": 0}).start()
+    d.wait_ready()
+    before = d.rules().json()
+    check(table_rules_with_user(before, TEMP_USER_RE), "before T, temp.steward holds a rule")
+    srv.delay = 20.0  # the next fetch hangs
+    d.recompile_async = threading.Thread(target=lambda: d.req("POST", "/v1/recompile", token=ADMIN, timeout=60),
+                                         daemon=True)
+    d.recompile_async.start()
+    deadline = time.monotonic() + 5
+    while srv.hits < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    check(srv.hits >= 2, "the pass did not start its fetch")
+    d.clock_path.write_text(str(T + 2))  # the expiry passes while that fetch hangs
+    t0, gone = time.monotonic(), None
+    while time.monotonic() - t0 < 3.0:
+        if not table_rules_with_user(d.rules().json(), TEMP_USER_RE):
+            gone = time.monotonic() - t0
+            break
+        time.sleep(0.02)
+    check(gone is not None, f"the expired assignment is still served while the pass hangs:\n{d.log_tail(6)}")
+    eq(d.rules().json().get("catalogs"), [{"allow": "none"}], "deny-all is served until a good compile")
+    check(any(e.get("event") == "artifact_withdrawn" for e in d.events()), "artifact_withdrawn logged")
+    c.note(f"withdrawn {gone * 1000:.0f} ms after the clock passed T, the pass still hanging")
+    srv.delay = 0.0
+
+
+@test
+def a_fifo_in_place_of_the_source_file_is_refused_unread(c: Ctx):
+    d = c.daemon().start()
+    d.wait_ready()
+    gen = d.status()["generation"]
+    fifo = d.tmp / "fifo"
+    os.mkfifo(fifo)
+    os.replace(fifo, d.snapshot_path)
+    d.wait_pass_done(gen + 1, timeout=10)
+    st = d.status()
+    check("not a regular file" in (st["source"].get("last_error") or ""), f"source: {st['source']}")
+    eq(d.stop(signal.SIGTERM), 0, "SIGTERM is honoured")
+
+
+@test
 def expiry_recompile_starts_in_the_expiry_second_on_the_real_clock(c: Ctx):
     # MODEL §2: no engine keeps an expired assignment past it. The loop used to notice an expiry on
     # its 1 s poll, so access outlived the assignment by up to a second plus the compile; it now

@@ -182,6 +182,18 @@ TAGWARDEN_STARROCKS_PASSWORD=wrong "$CLI" apply "${ARGS[@]}" >"$TMP/denied.log" 
 rc=$?; [[ $rc == 3 ]] && grep -q "1045" "$TMP/denied.log" && pass "cli: wrong password exits 3" || { fail "cli: wrong password (rc $rc)"; cat "$TMP/denied.log"; }
 "$CLI" apply "${BASE[@]}" --dsn "mysql://applier:pw@127.0.0.1:$PORT" >"$TMP/bad.log" 2>&1
 rc=$?; [[ $rc == 2 ]] && pass "cli: a password in the DSN is refused (exit 2)" || { fail "cli: password in DSN (rc $rc)"; cat "$TMP/bad.log"; }
+# tls=required must refuse a session in clear: the client library connected to a server without TLS
+# and apply sent its GRANTs unencrypted (found by the audit). This server has TLS only if configured.
+have_ssl=$("$CLIENT" --no-defaults -uroot --socket="$SOCK" -N -e "SHOW VARIABLES LIKE 'have_ssl'" | awk '{print $2}')
+if [[ "$have_ssl" != YES ]]; then
+  "$CLI" plan "${BASE[@]}" --dsn "$TAGWARDEN_TEST_MARIADB_DSN?tls=required&retries=0" >"$TMP/tls.log" 2>&1
+  rc=$?; [[ $rc == 3 ]] && grep -q "not encrypted" "$TMP/tls.log" \
+    && pass "cli: tls=required refuses a server that cannot encrypt the session (exit 3)" || { fail "cli: tls=required in clear (rc $rc)"; cat "$TMP/tls.log"; }
+  "$CLI" plan "${BASE[@]}" --dsn "$TAGWARDEN_TEST_MARIADB_DSN?tls=preferred&retries=0" >"$TMP/tls.log" 2>&1
+  rc=$?; [[ $rc == 0 ]] && pass "cli: tls=preferred still connects in clear to a server without TLS" || { fail "cli: tls=preferred (rc $rc)"; cat "$TMP/tls.log"; }
+else
+  echo "SKIP cli: tls=required in clear: this MariaDB has TLS (have_ssl=$have_ssl)"
+fi
 
 # 3. The opt-in test against a real StarRocks.
 # The daemon applies after each successful compile and reports the outcome.

@@ -528,6 +528,12 @@ TEST_CASE("a rules_file may not be a file tagwarden reads or another profile's, 
                       "/real/profiles/t/rules.json}\n") ==
         Names{"profiles[0].rules_file: is under the daemon's state_dir: publishing the rules would overwrite it; name "
               "a file of the profile's own"});
+  // Its root too: a rules file renamed over serve.lock would let a second daemon start (found by the audit).
+  CHECK(config_errors("state_dir: " + d +
+                      "/alias\nprofiles:\n  - {name: t, engine: trino, catalogs: [a], rules_file: " + d +
+                      "/real/serve.lock}\n") ==
+        Names{"profiles[0].rules_file: is under the daemon's state_dir: publishing the rules would overwrite it; name "
+              "a file of the profile's own"});
   const std::string config_path = d + "/real/tw.yaml";
   {
     std::ofstream(config_path) << "profiles:\n  - {name: t, engine: trino, catalogs: [a], rules_file: " << d

@@ -27,6 +27,11 @@ class SnapshotSource {
   virtual bool maybe_changed() { return false; }
   /// Forget what was seen, so the next fetch returns Changed (after a config reload).
   virtual void reset() = 0;
+  /// The body the last fetch answered was refused (not a valid snapshot). A source that asks
+  /// conditionally asks for the whole body next time: an upstream that answers "not modified" to
+  /// the validator of a refused body (one it sent with the valid body's ETag) would otherwise keep
+  /// the daemon on the refusal after it recovered.
+  virtual void refused() {}
   virtual std::string describe() const = 0;
 };
 

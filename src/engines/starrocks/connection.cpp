@@ -144,9 +144,32 @@ class MysqlConnection final : public Connection {
       const bool refused = err.code() == 1044 || err.code() == 1045 || err.code() == 1698;  // access denied
       throw SqlError(err.what(), err.code(), !refused);
     }
+    if (s_.tls == TlsMode::Required) require_encrypted_session();
     if (d_ == Dialect::MySQL) {
       // sql::literal escapes backslashes, which needs backslash escapes on.
       execute("SET SESSION sql_mode = REPLACE(@@SESSION.sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
+    }
+  }
+
+  // The client library does not refuse a server that cannot do TLS when no certificate is to be
+  // verified (found by the audit: tls=required connected in clear to a MariaDB without TLS, and
+  // apply sent its GRANTs so). A server that reports an empty cipher for this session is refused;
+  // one that reports none at all is taken at the library's word (tls=verify-ca is enforced there).
+  void require_encrypted_session() {
+    Rows status;
+    try {
+      status = query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    } catch (const SqlError&) {
+      return;  // not reported by this server
+    }
+    for (const auto& row : status.rows) {
+      if (row.size() >= 2 && (!row[1] || row[1]->empty())) {
+        c_.reset();
+        throw SqlError("cannot connect to " + s_.describe() +
+                           ": the session is not encrypted and tls=required; enable TLS on the server, or use "
+                           "tls=preferred to allow an unencrypted session",
+                       2026, false);
+      }
     }
   }
 
