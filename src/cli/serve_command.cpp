@@ -79,14 +79,6 @@ environment, 16 bytes or more each):
     std::cerr << "error: " << config_path << ": source: serve needs source.file or source.url\n";
     return kExitInvalidInput;
   }
-  std::optional<StateDirLock> state_lock;
-  try {
-    state_lock.emplace(loaded.config->daemon.state_dir);
-    StateStore(loaded.config->daemon.state_dir).check_writable();
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitOutputFailed;  // cannot start: every publish would fail and everyone stay refused
-  }
   // Block the signals in every thread; one thread waits for them below.
   sigset_t signals;
   sigemptyset(&signals);
@@ -111,8 +103,17 @@ environment, 16 bytes or more each):
     std::cerr << "error: " << e.what() << "\n";
     return kExitOutputFailed;
   }
-  // Only now, with the ports ours: restoring writes every rules_file, and a daemon that then
-  // failed to listen would leave the files of the one already running (deny-all, or older).
+  // Only now, with the ports ours, is anything written: the lock, then every rules_file on restoring.
+  // A daemon that then failed to listen would leave the files of the one already running
+  // (deny-all, or older), and a state_dir it made.
+  std::optional<StateDirLock> state_lock;
+  try {
+    state_lock.emplace(settings.state_dir);
+    StateStore(settings.state_dir).check_writable();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitOutputFailed;  // cannot start: every publish would fail and everyone stay refused
+  }
   daemon.restore_state();  // last good artifacts are served before anything else happens
   nlohmann::json ports = nlohmann::json::object();
   for (auto& l : listeners) {

@@ -50,6 +50,13 @@ http::Response error_response(unsigned status, const std::string& message) {
   return json_response(status, {{"error", message}});
 }
 
+// RFC 9110: a 405 says which methods the resource takes.
+http::Response method_not_allowed(const char* allow, const std::string& message) {
+  http::Response res = error_response(405, message);
+  res.set(http::bhttp::field::allow, allow);
+  return res;
+}
+
 std::string query_param(const std::string& target, const std::string& key) {
   const auto q = target.find('?');
   if (q == std::string::npos) return {};
@@ -246,7 +253,7 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
 
   if (path == "/healthz" || path == "/readyz") return std::nullopt;
   if (is_rules_path(path)) {
-    if (!get) return error_response(405, "use GET");
+    if (!get) return method_not_allowed("GET, HEAD", "use GET");
     if (!settings_.server.rules_listen.empty() && !rules_only) {
       return error_response(404, "rules are served on the rules listener only (server.rules_listen)");
     }
@@ -256,9 +263,9 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
   if (const auto opa = opa_path(path)) {
     // Decisions are the rules document asked one at a time: served and guarded as it is.
     if (opa->endpoint == kOpaServed) {
-      if (!get) return error_response(405, "use GET");
+      if (!get) return method_not_allowed("GET, HEAD", "use GET");
     } else if (!post) {
-      return error_response(405, "use POST (Trino's OPA access control sends {\"input\": ...})");
+      return method_not_allowed("POST", "use POST (Trino's OPA access control sends {\"input\": ...})");
     }
     if (!settings_.server.rules_listen.empty() && !rules_only) {
       return error_response(404, "decisions are served on the rules listener only (server.rules_listen)");
@@ -268,14 +275,14 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
   }
   if (rules_only) return error_response(404, "this listener serves only /healthz, /readyz, rules and decisions");
   if (path == "/v1/webhook") {
-    if (!post) return error_response(405, "use POST");
+    if (!post) return method_not_allowed("POST", "use POST");
     return std::nullopt;  // signed over its body: verified after reading it (webhook.max_body_bytes)
   }
   if (path == "/v1/status" || path == "/v1/findings" || path == "/v1/explain" || path == "/metrics") {
-    return get ? check("read") : error_response(405, "use GET");
+    return get ? check("read") : method_not_allowed("GET, HEAD", "use GET");
   }
-  if (path == "/v1/recompile") return post ? check("recompile") : error_response(405, "use POST");
-  if (path == "/v1/validate") return post ? check("validate") : error_response(405, "use POST");
+  if (path == "/v1/recompile") return post ? check("recompile") : method_not_allowed("POST", "use POST");
+  if (path == "/v1/validate") return post ? check("validate") : method_not_allowed("POST", "use POST");
   return error_response(
       404, "no such endpoint: " +
                std::string(method == http::bhttp::verb::unknown ? std::string(header.method_string())
@@ -387,9 +394,11 @@ void Api::handle(http::Exchange&& ex, const http::Respond& respond, bool rules_o
 
   if (path == "/healthz") {
     const bool get = ex.request.method() == http::bhttp::verb::get || ex.request.method() == http::bhttp::verb::head;
-    return respond(json_response(get ? 200 : 405, {{"status", "alive"}}));
+    return respond(get ? json_response(200, {{"status", "alive"}}) : method_not_allowed("GET, HEAD", "use GET"));
   }
   if (path == "/readyz") {
+    if (ex.request.method() != http::bhttp::verb::get && ex.request.method() != http::bhttp::verb::head)
+      return respond(method_not_allowed("GET, HEAD", "use GET"));
     std::vector<std::string> missing;
     const bool ready = daemon_.ready(&missing);
     // Degraded is not unready: the last good artifacts stay in force and Trino must keep

@@ -419,6 +419,21 @@ std::shared_ptr<SnapshotSource> Daemon::source() const {
 
 bool Daemon::reload_config(std::string* error) {
   ConfigLoad loaded = load_config_file(config_path_, true);
+  if (loaded.config) {
+    // A new webhook secret waits for a restart (config.pending_restart): the one in force is the
+    // running config's, and a token equal to it would give its sender API scopes as well.
+    std::lock_guard lock(mu_);
+    const std::string& running = config_.daemon.webhook_secret;
+    const auto& tokens = loaded.config->daemon.tokens;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!running.empty() && tokens[i].token == running) {
+        loaded.errors.push_back({"tokens[" + std::to_string(i) + "]",
+                                 "has the same secret as the webhook secret in force (a new webhook secret applies "
+                                 "only after a restart): give the token its own secret"});
+      }
+    }
+    if (!loaded.errors.empty()) loaded.config.reset();
+  }
   if (!loaded.config) {
     std::string msg;
     for (const auto& e : loaded.errors) msg += (msg.empty() ? "" : "; ") + e.str();

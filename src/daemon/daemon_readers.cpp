@@ -1,5 +1,6 @@
 // What the daemon answers about itself: served artifacts, readiness, status, findings,
 // explain, validate and metrics. Thread-safe readers.
+#include <algorithm>
 #include <sstream>
 
 #include "daemon.h"
@@ -241,24 +242,71 @@ std::string Daemon::metrics() const {
   std::lock_guard lock(mu_);
   std::ostringstream m;
   auto map = published_.load();
-  m << "# HELP tagwarden_compiles_total Profile compiles attempted.\n# TYPE tagwarden_compiles_total counter\n";
-  m << "# HELP tagwarden_compile_failures_total Profile compiles that failed (the last good artifact stayed in "
-       "force).\n"
-       "# TYPE tagwarden_compile_failures_total counter\n";
-  m << "# HELP tagwarden_source_errors_total Snapshot fetches that failed.\n# TYPE tagwarden_source_errors_total "
-       "counter\n";
-  m << "# HELP tagwarden_snapshot_invalid_total Fetched snapshots refused by validation.\n"
-       "# TYPE tagwarden_snapshot_invalid_total counter\n";
-  m << "# HELP tagwarden_webhooks_total Webhook requests by outcome.\n# TYPE tagwarden_webhooks_total counter\n";
-  m << "# HELP tagwarden_reconciles_total Passes of the reconcile loop.\n# TYPE tagwarden_reconciles_total counter\n";
-  m << "# HELP tagwarden_reconcile_failures_total Passes that failed as a whole (e.g. out of memory); the last good "
-       "artifacts stayed served.\n# TYPE tagwarden_reconcile_failures_total counter\n";
-  m << "# HELP tagwarden_config_reload_failures_total SIGHUP reloads whose config was refused (the previous config "
-       "kept running).\n# TYPE tagwarden_config_reload_failures_total counter\n";
-  for (const auto& [name, value] : counters_) m << name << " " << value << "\n";
-  for (const char* name : {"tagwarden_source_errors_total", "tagwarden_snapshot_invalid_total",
-                           "tagwarden_config_reload_failures_total"}) {
-    if (!counters_.count(name)) m << name << " 0\n";
+  // Each family is one group: its HELP and TYPE, then its samples (the text format requires it; a
+  // parser otherwise loses the types). A counter keyed by profile is exported at 0 from the start,
+  // so that an alert on its increase fires on the first event too.
+  enum class Labels { None, Profile, Other };
+  struct Counter {
+    const char* name;
+    const char* help;
+    Labels labels;
+  };
+  static const Counter kCounters[] = {
+      {"tagwarden_compiles_total", "Profile compiles attempted.", Labels::Profile},
+      {"tagwarden_compile_failures_total", "Profile compiles that failed (the last good artifact stayed in force).",
+       Labels::Profile},
+      {"tagwarden_artifacts_withdrawn_total",
+       "Artifacts withdrawn past their valid_until (deny-all served until a good compile).", Labels::Profile},
+      {"tagwarden_rules_file_rewrites_total",
+       "Rules files put back after something else replaced, changed or removed them.", Labels::Profile},
+      {"tagwarden_state_write_failures_total",
+       "Served artifacts whose bytes could not be stored in state_dir (a restart serves deny-all).", Labels::Profile},
+      {"tagwarden_apply_statements_total", "Statements applied to StarRocks servers.", Labels::Profile},
+      {"tagwarden_apply_failures_total", "Applies to StarRocks servers that failed.", Labels::Profile},
+      {"tagwarden_server_withdrawals_total",
+       "Withdrawals of every user from the roles tagwarden owns on a StarRocks server.", Labels::Profile},
+      {"tagwarden_server_withdrawal_failures_total", "Such withdrawals that failed (retried after every pass).",
+       Labels::Profile},
+      {"tagwarden_source_errors_total", "Snapshot fetches that failed.", Labels::None},
+      {"tagwarden_snapshot_invalid_total", "Fetched snapshots refused by validation.", Labels::None},
+      {"tagwarden_webhooks_total", "Webhook requests by outcome.", Labels::Other},
+      {"tagwarden_reconciles_total", "Passes of the reconcile loop.", Labels::None},
+      {"tagwarden_reconcile_failures_total",
+       "Passes that failed as a whole (e.g. out of memory); the last good artifacts stayed served.", Labels::None},
+      {"tagwarden_config_reload_failures_total",
+       "SIGHUP reloads whose config was refused (the previous config kept running).", Labels::None},
+  };
+  const auto family_of = [](const std::string& key) { return key.substr(0, key.find('{')); };
+  for (const auto& c : kCounters) {
+    m << "# HELP " << c.name << " " << c.help << "\n# TYPE " << c.name << " counter\n";
+    const std::string name = c.name;
+    switch (c.labels) {
+      case Labels::None: {
+        const auto it = counters_.find(name);
+        m << name << " " << (it == counters_.end() ? 0 : it->second) << "\n";
+        break;
+      }
+      case Labels::Profile:
+        for (const auto& p : config_.profiles) {
+          const std::string key = name + "{profile=\"" + p.name + "\"}";
+          const auto it = counters_.find(key);
+          m << key << " " << (it == counters_.end() ? 0 : it->second) << "\n";
+        }
+        // A profile removed by a reload keeps what it counted.
+        for (const auto& [key, value] : counters_) {
+          if (family_of(key) != name) continue;
+          const bool configured = std::any_of(config_.profiles.begin(), config_.profiles.end(), [&](const Profile& p) {
+            return key == name + "{profile=\"" + p.name + "\"}";
+          });
+          if (!configured) m << key << " " << value << "\n";
+        }
+        break;
+      case Labels::Other:
+        for (const auto& [key, value] : counters_) {
+          if (family_of(key) == name) m << key << " " << value << "\n";
+        }
+        break;
+    }
   }
   // States, not events: the counters above rise once per refused snapshot and once per refused
   // reload, so an alert on their increase goes quiet while the snapshot stays refused; and a
@@ -274,28 +322,33 @@ std::string Daemon::metrics() const {
   for (const auto& [name, st] : profiles_) {
     m << "tagwarden_compile_duration_seconds{profile=\"" << name << "\"} " << st.last_duration_ms / 1000.0 << "\n";
   }
+  const auto label = [](const Profile& p) { return "{profile=\"" + p.name + "\"}"; };
   m << "# HELP tagwarden_rules Rules in the artifact in force.\n# TYPE tagwarden_rules gauge\n";
+  for (const auto& p : config_.profiles) {
+    if (auto it = map->find(p.name); it != map->end())
+      m << "tagwarden_rules" << label(p) << " " << it->second->artifact.rules << "\n";
+  }
   m << "# HELP tagwarden_artifact_version Version of the artifact in force.\n# TYPE tagwarden_artifact_version gauge\n";
+  for (const auto& p : config_.profiles) {
+    if (auto it = map->find(p.name); it != map->end())
+      m << "tagwarden_artifact_version" << label(p) << " " << it->second->version << "\n";
+  }
   m << "# HELP tagwarden_last_success_timestamp_seconds Last successful compile.\n"
        "# TYPE tagwarden_last_success_timestamp_seconds gauge\n";
+  for (const auto& p : config_.profiles) {
+    if (auto t = parse_timestamp(profiles_.at(p.name).last_success_at))
+      m << "tagwarden_last_success_timestamp_seconds" << label(p) << " " << t->seconds << "\n";
+  }
   m << "# HELP tagwarden_profile_ready 1 when a good artifact is served for the profile.\n"
        "# TYPE tagwarden_profile_ready gauge\n";
+  for (const auto& p : config_.profiles)
+    m << "tagwarden_profile_ready" << label(p) << " " << (serves(p, *map) ? 1 : 0) << "\n";
   m << "# HELP tagwarden_rules_file_current 1 when the profile's rules_file holds what its rules URL serves; 0 while "
        "it could not be written (it may grant more).\n# TYPE tagwarden_rules_file_current gauge\n";
   for (const auto& p : config_.profiles) {
-    const std::string label = "{profile=\"" + p.name + "\"}";
-    auto it = map->find(p.name);
-    if (it != map->end()) {
-      m << "tagwarden_rules" << label << " " << it->second->artifact.rules << "\n";
-      m << "tagwarden_artifact_version" << label << " " << it->second->version << "\n";
-    }
-    const auto& st = profiles_.at(p.name);
-    if (auto t = parse_timestamp(st.last_success_at)) {
-      m << "tagwarden_last_success_timestamp_seconds" << label << " " << t->seconds << "\n";
-    }
-    m << "tagwarden_profile_ready" << label << " " << (serves(p, *map) ? 1 : 0) << "\n";
     if (p.rules_file)
-      m << "tagwarden_rules_file_current" << label << " " << (st.rules_file_error.empty() ? 1 : 0) << "\n";
+      m << "tagwarden_rules_file_current" << label(p) << " " << (profiles_.at(p.name).rules_file_error.empty() ? 1 : 0)
+        << "\n";
   }
   return m.str();
 }

@@ -301,9 +301,17 @@ class Daemon:
         r = self.get("/metrics", token=ADMIN)
         assert r.status == 200, r
         out = {}
+        # The text format: each family one group, its HELP and TYPE first (found by the audit: the
+        # counters' samples came after every header, and parsers lost their types).
+        family, seen = None, set()
         for line in r.body.decode().splitlines():
-            if line and not line.startswith("#"):
+            if line.startswith("# TYPE "):
+                family = line.split()[2]
+                assert family not in seen, f"/metrics: family {family} twice"
+                seen.add(family)
+            elif line and not line.startswith("#"):
                 name, _, value = line.rpartition(" ")
+                assert name.split("{")[0] == family, f"/metrics: {name} outside its family's group (in {family})"
                 out[name] = float(value)
         return out
 
@@ -419,11 +427,19 @@ def health_and_ready(c: Ctx):
     body = r.json()
     eq(body["ready"], True, "/readyz ready")
     eq(body["profiles_without_good_artifact"], [], "/readyz missing list")
-    eq(d.req("POST", "/healthz").status, 405, "POST /healthz")
-    # a known endpoint asked with the wrong method says which method, before any token
-    eq(d.req("POST", "/v1/status").status, 405, "POST /v1/status")
-    eq(d.get("/v1/recompile").status, 405, "GET /v1/recompile")
-    eq(d.get("/v1/validate").status, 405, "GET /v1/validate")
+    # counters by profile are there at 0 from the start: an alert on their increase fires on the first
+    m = d.metrics()
+    for family in ("tagwarden_compile_failures_total", "tagwarden_artifacts_withdrawn_total",
+                   "tagwarden_rules_file_rewrites_total"):
+        eq(m.get(f'{family}{{profile="{PROFILE}"}}'), 0, f"{family} at start")
+    eq(m.get("tagwarden_reconcile_failures_total"), 0, "tagwarden_reconcile_failures_total at start")
+    # a known endpoint asked with the wrong method says which methods (Allow, RFC 9110), before any token
+    for method, path, allow in (("POST", "/healthz", "GET, HEAD"), ("POST", "/readyz", "GET, HEAD"),
+                                ("POST", "/v1/status", "GET, HEAD"), ("GET", "/v1/recompile", "POST"),
+                                ("GET", "/v1/validate", "POST"), ("DELETE", RULES_PATH, "GET, HEAD")):
+        r = d.req(method, path)
+        eq((r.status, r.headers.get("allow")), (405, allow), f"{method} {path}")
+        check("error" in r.json(), f"{method} {path}: the body is an error: {r.body!r}")
     eq(d.get("/no/such/thing", token=ADMIN).status, 404, "unknown path")
 
 
@@ -2039,6 +2055,7 @@ def second_serve_leaves_the_running_daemons_files(c: Ctx):
                        text=True, timeout=20, env=d.env())
     eq(p.returncode, 3, f"a second serve on a busy port ({p.stderr.strip()})")
     check("cannot listen" in p.stderr, f"stderr: {p.stderr!r}")
+    check(not (other / "state").exists(), "a serve that cannot listen made its state_dir (it writes nothing)")
     eq(rules_file.read_bytes(), served, "the running daemon's rules_file is untouched")
     eq((rules_file.stat().st_ino, rules_file.stat().st_mtime_ns), (before.st_ino, before.st_mtime_ns),
        "not even rewritten with the same bytes")
@@ -2063,6 +2080,31 @@ def second_serve_leaves_the_running_daemons_files(c: Ctx):
     d.wait_pass_done(gen + 1)
     eq((rules_file.stat().st_ino, rules_file.stat().st_mtime_ns), (st.st_ino, st.st_mtime_ns),
        "a pass that changes nothing does not rewrite the file")
+
+
+@test
+def reload_refuses_a_token_equal_to_the_webhook_secret_in_force(c: Ctx):
+    # Found by the audit: with a new webhook secret pending a restart, a reload compared tokens with
+    # the new secret only, and a token equal to the one still in force was accepted.
+    wh, tok = c.tmp / "wh.secret", c.tmp / "rd.token"
+    running, pending = "webhook-secret-in-force-0123", "webhook-secret-pending-4567"
+    wh.write_text(running + "\n")
+    tok.write_text("reader-token-of-its-own-0123\n")
+    d = c.daemon(webhook={"secret_file": str(wh)}, tokens=())
+    d.write_config(d.config_text() + "tokens:\n  - " +
+                   json.dumps({"name": "r", "token_file": str(tok), "scopes": ["read"]}) + "\n")
+    d.start()
+    d.wait_ready()
+    wh.write_text(pending + "\n")
+    tok.write_text(running + "\n")
+    mark = d.log_size()
+    d.send(signal.SIGHUP)
+    deadline = time.monotonic() + 5
+    while not any(e.get("event") == "config_reload_failed" for e in d.events(mark)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    failed = [e for e in d.events(mark) if e.get("event") == "config_reload_failed"]
+    check(failed and "webhook secret in force" in failed[0].get("errors", ""), f"the reload is refused: {failed}")
+    eq(d.req("GET", "/v1/status", token=running).status, 401, "the webhook secret in force is no API token")
 
 
 @test
