@@ -114,8 +114,9 @@ int run_apply(const std::vector<std::string>& args) {
             << server.settings.describe() << " (" << server.probe.version << ", dialect " << sr::to_string(plan.dialect)
             << ", masking policies " << (plan.capabilities.masking_policies ? "on" : "off") << "): " << r.statements
             << " of " << r.planned.size() << " planned statements ran in " << r.attempts << " attempt"
-            << (r.attempts == 1 ? "" : "s") << "; tagwarden owns " << plan.desired.roles.size() << " roles and "
-            << plan.desired.masks.size() << " masking policies (" << plan.prefix << "*)\n";
+            << (r.attempts == 1 ? "" : "s") << "; the profile " << (r.ok ? "holds " : "would hold ")
+            << plan.desired.roles.size() << " roles and " << plan.desired.masks.size() << " masking policies ("
+            << plan.prefix << "*)" << (r.ok ? "" : ", not what the server holds now") << "\n";
   for (const auto& sql : r.executed) std::cout << "  ran: " << sql << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
   for (const auto& e : r.errors) std::cout << "  error: " << e << "\n";
