@@ -247,6 +247,15 @@ class Daemon:
                 pass
         return out
 
+    def sighup_and_wait(self, event: str, timeout: float = 10) -> list:
+        """Sends SIGHUP and waits for `event` in the log lines it writes; returns those lines."""
+        mark = self.log_size()
+        self.send(signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        while not any(e.get("event") == event for e in self.events(mark)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.events(mark)
+
     def log_size(self) -> int:
         return self.log_path.stat().st_size if self.log_path.exists() else 0
 
@@ -1557,12 +1566,7 @@ def reload_says_which_settings_need_a_restart(c: Ctx):
     eq(d.status()["config"]["pending_restart"], [], "pending_restart at start")
     d.webhook_cfg = dict(d.webhook_cfg, max_body_bytes=8192)
     d.write_config()
-    mark = d.log_size()
-    d.send(signal.SIGHUP)
-    deadline = time.monotonic() + 10
-    while not any(e.get("event") == "config_reloaded" for e in d.events(mark)) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    warned = [e for e in d.events(mark) if e.get("event") == "reload_needs_restart"]
+    warned = [e for e in d.sighup_and_wait("config_reloaded") if e.get("event") == "reload_needs_restart"]
     check(warned and warned[0].get("settings") == ["webhook"], f"reload_needs_restart logged: {warned}")
     eq(d.status()["config"]["pending_restart"], ["webhook"], "status config.pending_restart")
     eq(d.webhook().status, 200, "the running webhook settings stay in force")
@@ -2097,12 +2101,7 @@ def reload_refuses_a_token_equal_to_the_webhook_secret_in_force(c: Ctx):
     d.wait_ready()
     wh.write_text(pending + "\n")
     tok.write_text(running + "\n")
-    mark = d.log_size()
-    d.send(signal.SIGHUP)
-    deadline = time.monotonic() + 5
-    while not any(e.get("event") == "config_reload_failed" for e in d.events(mark)) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    failed = [e for e in d.events(mark) if e.get("event") == "config_reload_failed"]
+    failed = [e for e in d.sighup_and_wait("config_reload_failed") if e.get("event") == "config_reload_failed"]
     check(failed and "webhook secret in force" in failed[0].get("errors", ""), f"the reload is refused: {failed}")
     eq(d.req("GET", "/v1/status", token=running).status, 401, "the webhook secret in force is no API token")
 
