@@ -13,27 +13,64 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 constexpr auto kReadTimeout = std::chrono::seconds(30);
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
 constexpr std::uint64_t kMaxAnyBody = std::uint64_t(1) << 30;
+// A client sends its request as soon as its connection is up, so the request is usually read
+// as soon as it is accepted: at the cap, a connection that has waited this long for one may be
+// evicted to make room, one that has just been accepted is not. Under a flood, new connections
+// are admitted at max_connections per this interval.
+constexpr auto kEvictAfter = std::chrono::milliseconds(100);
+constexpr auto kPausedCheck = std::chrono::milliseconds(50);
+
+std::int64_t steady_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(asio::ip::tcp::socket socket, std::string listener, const Handler& handler, const ListenerOptions& options,
-          std::shared_ptr<void> slot)
+          std::shared_ptr<WaitingConnections> waiting, std::shared_ptr<void> slot)
       : stream_(std::move(socket)),
         listener_(std::move(listener)),
         handler_(handler),
         options_(options),
+        waiting_(std::move(waiting)),
         slot_(std::move(slot)) {
     beast::error_code ec;
     auto ep = stream_.socket().remote_endpoint(ec);
     if (!ec) remote_ = ep.address().to_string();
   }
 
+  ~Session() { end_waiting(); }
+
   void start() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
   }
 
  private:
+  // While the client owes us bytes (a request, or the rest of a refused body), the listener may
+  // close this connection to make room for a new one.
+  void begin_waiting() {
+    if (waiting_ticket_ != 0) return;
+    const std::uint64_t generation = ++wait_generation_;
+    waiting_ticket_ = waiting_->add([weak = weak_from_this(), generation] {
+      if (auto self = weak.lock()) {
+        asio::post(self->stream_.get_executor(), [self, generation] { self->evicted(generation); });
+      }
+    });
+  }
+
+  void end_waiting() {
+    if (waiting_ticket_ == 0) return;
+    waiting_->remove(std::exchange(waiting_ticket_, 0));
+  }
+
+  void evicted(std::uint64_t generation) {
+    if (generation != wait_generation_ || waiting_ticket_ == 0) return;  // it got its request meanwhile
+    waiting_ticket_ = 0;
+    stream_.close();  // the pending read ends with operation_aborted, and the session with it
+  }
+
   void read_header() {
+    begin_waiting();
     parser_.emplace();
     parser_->header_limit(16 * 1024);
     // Beast checks Content-Length against body_limit while parsing the header;
@@ -53,6 +90,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // body is read: a refused client never makes the server buffer its body.
     if (options_.gate) {
       if (std::optional<Response> refused = options_.gate(header, listener_)) {
+        end_waiting();
         keep_alive_ = false;
         drain_ = true;
         drain_limit_ = kRefusedDrainBytes;  // only so the client can read the answer; then the connection is cut
@@ -63,6 +101,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     const std::size_t limit = options_.limit(header);
     if (auto length = parser_->content_length(); length && *length > limit) {
+      end_waiting();
       keep_alive_ = false;
       drain_ = true;  // let the client finish sending, so it can read the 413
       return write(make_response(413, R"({"error":"request body too large"})"));
@@ -77,6 +116,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // the limit, 413 for a body announced over any endpoint's, 400 for what is not HTTP/1.1. A
   // timeout or a closed connection has nobody to answer.
   void refuse_unreadable(beast::error_code ec) {
+    end_waiting();
     int status = 0;
     std::string body;
     if (ec == bhttp::error::header_limit) {
@@ -101,6 +141,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_body(beast::error_code ec) {
+    end_waiting();
     if (ec == bhttp::error::body_limit) {
       keep_alive_ = false;
       drain_ = true;
@@ -155,6 +196,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain() {
     beast::error_code ignored;
     stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    begin_waiting();
     if (drain_deadline_) {
       stream_.expires_after(*drain_deadline_);  // one deadline for the whole drain
       drain_deadline_.reset();
@@ -185,7 +227,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string remote_;
   Handler handler_;
   ListenerOptions options_;
-  std::shared_ptr<void> slot_;  ///< frees this connection's place under max_connections when the session ends
+  std::shared_ptr<WaitingConnections> waiting_;
+  std::uint64_t waiting_ticket_ = 0;   ///< 0 while not waiting
+  std::uint64_t wait_generation_ = 0;  ///< tells an eviction meant for an earlier wait from one for this
+  std::shared_ptr<void> slot_;         ///< frees this connection's place under max_connections when the session ends
   bool keep_alive_ = true;
   bool head_ = false;
   unsigned version_ = 11;
@@ -197,6 +242,32 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 }  // namespace
+
+std::uint64_t WaitingConnections::add(Close close) {
+  std::lock_guard lock(mu_);
+  const std::uint64_t ticket = next_ticket_++;
+  entries_.emplace(ticket, Entry{std::chrono::steady_clock::now(), std::move(close)});
+  return ticket;
+}
+
+void WaitingConnections::remove(std::uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  entries_.erase(ticket);
+}
+
+bool WaitingConnections::evict_oldest(std::chrono::steady_clock::duration min_wait) {
+  Close close;
+  {
+    std::lock_guard lock(mu_);
+    if (entries_.empty()) return false;
+    auto oldest = entries_.begin();
+    if (std::chrono::steady_clock::now() - oldest->second.since < min_wait) return false;
+    close = std::move(oldest->second.close);
+    entries_.erase(oldest);
+  }
+  close();
+  return true;
+}
 
 asio::ip::tcp::endpoint parse_endpoint(const std::string& host_port) {
   const auto colon = host_port.rfind(':');
@@ -221,6 +292,7 @@ Listener::Listener(asio::io_context& io, const std::string& host_port, std::stri
     : io_(io),
       acceptor_(io),
       retry_(io),
+      paused_check_(io),
       name_(std::move(name)),
       handler_(std::move(handler)),
       options_(std::move(options)) {
@@ -239,6 +311,8 @@ void Listener::start() { accept(); }
 void Listener::stop() {
   beast::error_code ec;
   acceptor_.close(ec);
+  std::lock_guard lock(mu_);
+  paused_check_.cancel();
 }
 
 unsigned short Listener::port() const { return acceptor_.local_endpoint().port(); }
@@ -255,8 +329,7 @@ void Listener::accepted(beast::error_code ec, asio::ip::tcp::socket socket) {
   if (ec) {
     // EMFILE, ENFILE, ENOBUFS, ENOMEM...: accepting again at once fails again at once and
     // takes a core. Wait, so that connections that close give their descriptors back.
-    const auto now =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    const auto now = steady_seconds();
     bool log_it = false;
     {
       std::lock_guard lock(mu_);
@@ -296,17 +369,59 @@ void Listener::accepted(beast::error_code ec, asio::ip::tcp::socket socket) {
     std::lock_guard lock(mu_);
     ++active_;
   }
-  std::make_shared<Session>(std::move(socket), name_, handler_, options_, std::make_shared<Slot>(shared_from_this()))
+  std::make_shared<Session>(std::move(socket), name_, handler_, options_, waiting_,
+                            std::make_shared<Slot>(shared_from_this()))
       ->start();
-  {
-    std::lock_guard lock(mu_);
-    if (active_.load() >= options_.max_connections) {
-      // Stop accepting: new connections wait in the kernel's backlog until one of ours closes.
-      paused_ = true;
-      return;
+  if (active_.load() >= options_.max_connections && !evict_one()) {
+    bool paused = false;
+    {
+      std::lock_guard lock(mu_);
+      if (active_.load() >= options_.max_connections) {
+        // Stop accepting: new connections wait in the kernel's backlog until one of ours closes,
+        // or has waited long enough for its request to be evicted.
+        paused_ = paused = true;
+      }
     }
+    if (paused) return watch_while_paused();
   }
   accept();
+}
+
+bool Listener::evict_one() {
+  if (!waiting_->evict_oldest(kEvictAfter)) return false;
+  const auto now = steady_seconds();
+  std::uint64_t evicted = 0;
+  {
+    std::lock_guard lock(mu_);
+    ++evicted_since_log_;
+    if (now - last_evict_log_ < 10) return true;
+    last_evict_log_ = now;
+    evicted = std::exchange(evicted_since_log_, 0);
+  }
+  log::warn("connections_evicted",
+            {{"listener", name_},
+             {"evicted", evicted},
+             {"max_connections", options_.max_connections},
+             {"hint",
+              "the listener is full: connections that had waited over 100 ms for their request were closed to "
+              "make room. If this is not a flood, raise server.max_connections; if it is, keep the listener "
+              "reachable only from its clients"}});
+  return true;
+}
+
+void Listener::watch_while_paused() {
+  std::lock_guard lock(mu_);
+  paused_check_.expires_after(kPausedCheck);
+  paused_check_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || !self->acceptor_.is_open()) return;
+    {
+      std::lock_guard relock(self->mu_);
+      if (!self->paused_) return;
+    }
+    // An evicted connection's end resumes accepting (release); keep looking until then.
+    self->evict_one();
+    self->watch_while_paused();
+  });
 }
 
 void Listener::release() {

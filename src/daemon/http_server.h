@@ -4,7 +4,10 @@
 // answers after its recompile), exactly once.
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,9 +48,36 @@ using Gate = std::function<std::optional<Response>(const bhttp::request_header<>
 struct ListenerOptions {
   BodyLimit limit;                    ///< required
   Gate gate;                          ///< optional
-  std::size_t max_connections = 512;  ///< open connections at once; at the cap, accepting pauses until one closes
+  std::size_t max_connections = 512;  ///< open connections at once; see Listener for what happens at the cap
 };
 
+/// The connections of a listener that are waiting for a request (its header or its body), oldest
+/// first. At the cap, the listener closes the one that has waited longest, so connections that
+/// send nothing, or send it slowly, cannot hold every place while new clients wait in the backlog.
+class WaitingConnections {
+ public:
+  using Close = std::function<void()>;
+  /// Registers a connection that begins to wait now; `close` is called (once, from any thread)
+  /// if it is evicted. Returns the ticket to withdraw it with.
+  std::uint64_t add(Close close);
+  void remove(std::uint64_t ticket);
+  /// Evicts the connection that has waited longest, if it has waited at least `min_wait`.
+  bool evict_oldest(std::chrono::steady_clock::duration min_wait);
+
+ private:
+  struct Entry {
+    std::chrono::steady_clock::time_point since;
+    Close close;
+  };
+  std::mutex mu_;
+  std::uint64_t next_ticket_ = 1;
+  std::map<std::uint64_t, Entry> entries_;  ///< tickets grow with time: the first entry waited longest
+};
+
+/// Accepts connections up to `max_connections`. At the cap, a new connection takes the place of
+/// the one that has waited longest for its request (or for the rest of a refused body), if that
+/// one has waited over 100 ms, so a connection just accepted is not the one closed; when none
+/// has, accepting pauses until a connection closes or one has waited that long.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   /// Binds immediately; throws std::runtime_error naming the address on failure.
@@ -65,16 +95,24 @@ class Listener : public std::enable_shared_from_this<Listener> {
   void accepted(beast::error_code ec, asio::ip::tcp::socket socket);
   /// Called when a connection closes: resumes accepting if it was paused at the cap.
   void release();
+  /// At the cap: makes room by evicting a connection that has waited too long for its request.
+  bool evict_one();
+  /// While paused at the cap, looks again for a connection to evict.
+  void watch_while_paused();
   asio::io_context& io_;
   asio::ip::tcp::acceptor acceptor_;
   asio::steady_timer retry_;  ///< backs off after an accept error (EMFILE...) instead of spinning
+  asio::steady_timer paused_check_;
+  std::shared_ptr<WaitingConnections> waiting_ = std::make_shared<WaitingConnections>();
   std::string name_;
   Handler handler_;
   ListenerOptions options_;
   std::atomic<std::size_t> active_{0};
   std::mutex mu_;
-  bool paused_ = false;              ///< at max_connections; guarded by mu_
-  std::int64_t last_error_log_ = 0;  ///< steady seconds of the last accept_failed log; guarded by mu_
+  bool paused_ = false;                  ///< at max_connections; guarded by mu_
+  std::int64_t last_error_log_ = 0;      ///< steady seconds of the last accept_failed log; guarded by mu_
+  std::int64_t last_evict_log_ = 0;      ///< the same for connections_evicted; guarded by mu_
+  std::uint64_t evicted_since_log_ = 0;  ///< guarded by mu_
 };
 
 /// Parses "host:port" ("[::1]:8080", "0.0.0.0:8181"); throws std::invalid_argument.

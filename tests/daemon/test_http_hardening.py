@@ -292,6 +292,79 @@ def rules_listener_survives_a_flooded_api_listener(c: Ctx):
     check("server.max_connections" in out, f"message: {out!r}")
 
 
+def closed_by_peer(s: socket.socket, wait: float) -> bool:
+    s.settimeout(wait)
+    try:
+        return s.recv(4096) == b""
+    except (socket.timeout, TimeoutError):
+        return False
+    except ConnectionResetError:
+        return True
+
+
+@test
+def a_full_rules_listener_makes_room_for_trino(c: Ctx):
+    # Found by the audit: connections that send nothing (or a header a byte at a time) held every
+    # place of the rules listener for 30 s each, and Trino's rules polls waited in the backlog as
+    # long as the flood went on. At the cap, a new connection now takes the place of the one that
+    # has waited longest for its request.
+    d = c.daemon(server={"listen": "127.0.0.1:0", "rules_listen": "127.0.0.1:0", "max_connections": 16}).start()
+    d.wait_ready()
+    rules_port = d.ports["rules"]
+    held = open_idle(rules_port, 12)
+    for s in open_idle(rules_port, 4):
+        s.sendall(b"GET " + T.RULES_PATH.encode() + b" HTTP/1.1\r\nHost: x\r\n")  # a header never finished
+        held.append(s)
+    flood_stop = threading.Event()
+    flood: list = []
+
+    def keep_flooding():  # 40 new idle connections a second: more than the cap every half second
+        while not flood_stop.is_set():
+            try:
+                flood.append(socket.create_connection(("127.0.0.1", rules_port), timeout=2))
+            except OSError:
+                pass
+            time.sleep(0.025)
+
+    try:
+        time.sleep(0.3)
+        for i in range(3):
+            t0 = time.monotonic()
+            try:
+                r = T.http_request(rules_port, "GET", T.RULES_PATH, timeout=3)
+            except OSError as e:
+                raise AssertionError(f"rules GET {i} with every place held by idle connections: {e!r}")
+            eq(r.status, 200, "rules GET while 16 idle connections held the listener")
+            check(time.monotonic() - t0 < 1.5, f"rules GET {i} took {time.monotonic() - t0:.2f}s")
+        flooder = threading.Thread(target=keep_flooding, daemon=True)
+        flooder.start()
+        worst = 0.0
+        for i in range(10):
+            t0 = time.monotonic()
+            try:
+                r = T.http_request(rules_port, "GET", T.RULES_PATH, timeout=3)
+            except OSError as e:
+                raise AssertionError(f"rules GET {i} during a flood of new idle connections: {e!r}")
+            eq(r.status, 200, "rules GET during the flood")
+            worst = max(worst, time.monotonic() - t0)
+            time.sleep(0.2)
+        flood_stop.set()
+        flooder.join()
+        c.note(f"slowest rules GET during a flood of {len(flood)} idle connections (cap 16): {worst * 1000:.0f} ms")
+        check(worst < 1.5, f"a rules GET took {worst:.2f}s during the flood")
+        gone = sum(closed_by_peer(s, 0.5) for s in held)
+        check(gone == len(held), f"{gone} of the {len(held)} first idle connections were closed to make room")
+    finally:
+        flood_stop.set()
+        for s in held + flood:
+            s.close()
+    ev = [e for e in d.events() if e.get("event") == "connections_evicted"]
+    check(ev and ev[0].get("listener") == "rules" and "max_connections" in ev[0].get("hint", ""),
+          f"connections_evicted logged for the rules listener with a hint: {ev[:1]}")
+    check(len(ev) <= 2, f"connections_evicted is rate-limited: {len(ev)} lines")
+    eq(d.get("/healthz", timeout=5).status, 200, "the API listener was never touched")
+
+
 @test
 def accept_backs_off_when_out_of_descriptors(c: Ctx):
     d = c.daemon()  # default max_connections 512: more than the 64 descriptors it gets here

@@ -65,7 +65,7 @@ struct ServerSettings {
   std::string listen = "127.0.0.1:8181";  ///< host:port of the API (and rules, unless rules_listen is set)
   std::string rules_listen;               ///< optional: serve the rules endpoint only on this address
   bool rules_require_token = false;       ///< rules endpoint needs a token with scope read
-  std::size_t max_connections = 512;      ///< open connections per listener; at the cap, accepting pauses
+  std::size_t max_connections = 512;      ///< open connections per listener; see http::Listener for the cap
   std::size_t validate_max_body = std::size_t(64) << 20;  ///< POST /v1/validate body limit (bytes)
   bool operator==(const ServerSettings&) const = default;
 };
