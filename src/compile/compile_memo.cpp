@@ -1,6 +1,6 @@
 #include "tagwarden/compile/compile_memo.h"
 
-#include "digest.h"
+#include "tagwarden/util/digest.h"
 
 namespace tw {
 

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "digest.h"
+#include "tagwarden/util/digest.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
 #include "policy_judgements.h"

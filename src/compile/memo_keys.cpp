@@ -1,25 +1,11 @@
 #include "memo_keys.h"
 
-#include "digest.h"
+#include "tagwarden/model/object_digest.h"
+#include "tagwarden/util/digest.h"
 
 namespace tw {
 
 namespace {
-
-void add_content(Digest& d, const Object& o) {
-  d.add(o.name.catalog).add(o.name.schema).add(o.name.table).add(static_cast<std::uint64_t>(o.kind));
-  d.add(o.owner.value_or("\\n")).add(o.domain.value_or("\\n"));
-  d.add(o.view_security ? static_cast<std::uint64_t>(*o.view_security) : 99);
-  d.add(o.depends_on.size());
-  for (const auto& x : o.depends_on) d.add(x);
-  d.add(o.tags.size());
-  for (const auto& x : o.tags) d.add(x);
-  d.add(o.columns.size());
-  for (const auto& c : o.columns) {
-    d.add(c.name).add(c.type).add(c.tags.size());
-    for (const auto& x : c.tags) d.add(x);
-  }
-}
 
 void add_grant(Digest& d, const EngineGrant& g) {
   d.add(g.pattern.catalog).add(g.pattern.schema).add(g.pattern.table).add(std::uint64_t{g.privileges.bits()});
@@ -65,14 +51,10 @@ std::string MemoKeys::object(const ObjectPolicy& op, const std::vector<std::size
                              const std::vector<std::size_t>& view_owners, std::string_view restricted) {
   const Object& o = m_.snapshot->objects[op.object];
   Digest d;
-  // The object itself: the digest of the text it was read from, which determines it (kept across
-  // snapshots for an entry read unchanged), or else its content. The marker is no valid name.
+  // The object itself: its content's digest, kept by the loader across snapshots for an entry
+  // read unchanged, or else worked out here.
   const auto& entry_digests = m_.snapshot->object_entry_digests;
-  if (entry_digests.size() == m_.snapshot->objects.size()) {
-    d.add(std::string_view("\x01entry")).add(entry_digests[op.object]);
-  } else {
-    add_content(d, o);
-  }
+  d.add(entry_digests.size() == m_.snapshot->objects.size() ? entry_digests[op.object] : object_content_digest(o));
   // Policies scoped to a base (by name, column or domain) reach the view: what names them is read.
   d.add(m_.object_bases[op.object].size());
   for (const std::size_t b : m_.object_bases[op.object]) {

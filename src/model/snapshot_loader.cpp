@@ -7,7 +7,7 @@
 
 #include "snapshot_reuse.h"
 #include "tagwarden/model/document.h"
-#include "tagwarden/util/sha256.h"
+#include "tagwarden/model/object_digest.h"
 
 namespace tw {
 
@@ -180,7 +180,7 @@ SnapshotLoader::Result SnapshotLoader::load(std::string&& owned) {
   if (found && found->entries[kObjects].size() == full.snapshot->objects.size()) {
     auto& digests = full.snapshot->object_entry_digests;
     digests.reserve(found->entries[kObjects].size());
-    for (const std::string_view entry : found->entries[kObjects]) digests.push_back(sha256(entry));
+    for (const Object& o : full.snapshot->objects) digests.push_back(object_content_digest(o));
   }
   r.snapshot = std::make_shared<const Snapshot>(std::move(*full.snapshot));
   r.read_entries = r.snapshot->users.size() + r.snapshot->role_assignments.size() + r.snapshot->objects.size();
@@ -262,8 +262,9 @@ SnapshotLoader::Result SnapshotLoader::read_against_base(const Layout& layout) {
   digests.reserve(plan.objects.slots.size());
   for (std::size_t i = 0; i < plan.objects.slots.size(); ++i) {
     const std::size_t slot = plan.objects.slots[i];
-    digests.push_back(slot != ReusePlan::kFresh && slot < before.size() ? before[slot]
-                                                                        : sha256(layout.entries[kObjects][i]));
+    digests.push_back(slot != ReusePlan::kFresh && slot < before.size()
+                          ? before[slot]
+                          : object_content_digest(loaded.snapshot->objects[i]));
   }
   r.snapshot = std::make_shared<const Snapshot>(std::move(*loaded.snapshot));
   r.incremental = true;

@@ -177,10 +177,9 @@ struct Snapshot {
   std::vector<Object> objects;
   std::vector<Grant> grants;
   std::vector<Policy> policies;
-  /// Per object, when SnapshotLoader read the snapshot from JSON: the SHA-256 (32 bytes) of the
-  /// object's entry text, which determines the Object. Memo keys use it in place of hashing the
-  /// object's content again, and an entry read unchanged keeps it from the last snapshot.
-  /// Empty otherwise (YAML, parse_snapshot()).
+  /// Per object, when SnapshotLoader read the snapshot from JSON: object_content_digest() of it.
+  /// Memo keys use it in place of hashing the object's content again, and an entry read
+  /// unchanged keeps it from the last snapshot. Empty otherwise (YAML, parse_snapshot()).
   std::vector<std::string> object_entry_digests;
 };
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../compile/digest.h"
+#include "tagwarden/util/digest.h"
 
 namespace tw::trino {
 

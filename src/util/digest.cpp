@@ -1,4 +1,4 @@
-#include "digest.h"
+#include "tagwarden/util/digest.h"
 
 #include "tagwarden/util/sha256.h"
 #include "tagwarden/util/text.h"
