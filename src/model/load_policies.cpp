@@ -135,20 +135,23 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
       p.name = *name;
     }
     p.enabled = e.boolean("enabled").value_or(true);
-    const std::string type = e.string("type", true).value_or("");
+    // A missing or mistyped value was reported by string(); any other text, "" included, here.
+    const std::optional<std::string> given_type = e.string("type", true);
+    const std::string type = given_type.value_or("");
     if (type == "column_mask") {
       p.type = PolicyType::ColumnMask;
     } else if (type == "row_filter") {
       p.type = PolicyType::RowFilter;
     } else if (type == "deny") {
       p.type = PolicyType::Deny;
-    } else if (!type.empty()) {
+    } else if (given_type) {
       e.error(e.path("type"), "unknown policy type " + quote(type) + " (expected column_mask, row_filter or deny)");
     }
     if (p.type == PolicyType::ColumnMask && type == "column_mask") {
       // MODEL §4 spells the null mask `mask: null`, which YAML (and JSON) read as a null value:
       // taken as that mask, the one that shows nothing, not as a missing key.
-      const std::string mask = e.is_null("mask") ? "null" : e.string("mask", true).value_or("");
+      const std::optional<std::string> given_mask = e.is_null("mask") ? "null" : e.string("mask", true);
+      const std::string mask = given_mask.value_or("");
       if (mask == "full") {
         p.mask = MaskKind::Full;
       } else if (mask == "partial") {
@@ -157,7 +160,7 @@ std::vector<Policy> read_policies(JsonValue list, const PolicyReferences& refs, 
         p.mask = MaskKind::Hash;
       } else if (mask == "null") {
         p.mask = MaskKind::Null;
-      } else if (!mask.empty()) {
+      } else if (given_mask) {
         e.error(e.path("mask"), "unknown mask " + quote(mask) + " (expected full, partial, hash or null)");
       }
       auto visible = e.integer("visible_chars");

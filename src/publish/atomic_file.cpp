@@ -26,6 +26,10 @@ StagedFile::StagedFile(std::string path_in, std::string_view content) : path_(st
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // A rename cannot replace a directory: found now, while nothing is replaced, not at commit,
+  // after the files staged before it were.
+  if (struct stat st{}; ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw std::runtime_error("cannot write " + path + ": it is a directory (the previous files are unchanged)");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)

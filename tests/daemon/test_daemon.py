@@ -2513,23 +2513,32 @@ def compile_that_cannot_write_everything_replaces_nothing(c: Ctx):
         return found
 
     before = files()
+
+    def nothing_replaced(label: str):
+        for jobs in ("1", "2"):
+            r = subprocess.run(base + ["--snapshot", str(changed), "--jobs", jobs], capture_output=True, text=True)
+            eq(r.returncode, 3, f"{label}, --jobs {jobs}: a rules_file that cannot be written ({r.stderr.strip()})")
+            check(f"cannot write {blocked}" in r.stderr and "nothing was replaced" in r.stderr,
+                  f"{label}: stderr: {r.stderr!r}")
+            after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+            after[good_rules] = good_rules.read_bytes()
+            eq(sorted(after), sorted(k for k in before if k != blocked), f"{label}, --jobs {jobs}: the files under --out")
+            for path, content in after.items():
+                check(content == before[path], f"{label}, --jobs {jobs}: {path} was replaced by a compile that failed")
+            leftovers = [p for p in list(out.rglob(".*")) + list(good_rules.parent.glob(".*")) if ".tmp." in p.name]
+            eq(leftovers, [], f"{label}, --jobs {jobs}: temporary files left behind")
+
     # b.json's folder becomes a file: the second profile's rules_file cannot be written
     shutil.rmtree(blocked.parent)
     blocked.parent.write_text("a regular file where the rules_file's folder should be\n")
-    for jobs in ("1", "2"):
-        r = subprocess.run(base + ["--snapshot", str(changed), "--jobs", jobs], capture_output=True, text=True)
-        eq(r.returncode, 3, f"--jobs {jobs}: a rules_file that cannot be written ({r.stderr.strip()})")
-        check(f"cannot write {blocked}" in r.stderr and "nothing was replaced" in r.stderr, f"stderr: {r.stderr!r}")
-        after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-        after[good_rules] = good_rules.read_bytes()
-        eq(sorted(after), sorted(k for k in before if k != blocked), f"--jobs {jobs}: the files under --out")
-        for path, content in after.items():
-            check(content == before[path], f"--jobs {jobs}: {path} was replaced by a compile that failed")
-        leftovers = [p for p in list(out.rglob(".*")) + list(good_rules.parent.glob(".*")) if ".tmp." in p.name]
-        eq(leftovers, [], f"--jobs {jobs}: temporary files left behind")
-    # with the folder back, the changed snapshot is compiled and every file replaced
+    nothing_replaced("rules_file's folder is a file")
+    # Found by the fuzzing audit: a rules_file that is a directory failed only at the rename, after
+    # the files staged before it (--out's rules.json) had been renamed into place.
     blocked.parent.unlink()
-    blocked.parent.mkdir()
+    blocked.mkdir(parents=True)
+    nothing_replaced("rules_file is a directory")
+    # with the folder back, the changed snapshot is compiled and every file replaced
+    blocked.rmdir()
     r = subprocess.run(base + ["--snapshot", str(changed)], capture_output=True, text=True)
     eq(r.returncode, 0, f"the compile after the repair ({r.stderr.strip()})")
     check(good_rules.read_bytes() != before[good_rules], "the changed snapshot changes the rules")

@@ -52,6 +52,12 @@ TEST_CASE("an invalid policy refuses the snapshot with the path of the offending
       {"{name: p, type: Deny, scope: {tag: PII}}",
        R"(policies[1].type: unknown policy type "Deny" (expected column_mask, row_filter or deny))"},
       {"{name: p, scope: {tag: PII}}", "policies[1].type: is required (a string)"},
+      // Found by the fuzzing audit: an empty type was taken as a column mask (a deny became a mask
+      // that let its users read), and an empty mask as the full one.
+      {"{name: p, type: '', scope: {tag: PII}}",
+       R"(policies[1].type: unknown policy type "" (expected column_mask, row_filter or deny))"},
+      {"{name: p, type: column_mask, mask: '', scope: {tag: PII}}",
+       R"(policies[1].mask: unknown mask "" (expected full, partial, hash or null))"},
       {"{name: p, type: deny, scope: {tag: PII}, condition: {\"true\": true}}",
        "policies[1].condition: only row_filter policies have a condition"},
       {"{name: p, type: row_filter, scope: {object: c.s.t}}", "policies[1].condition: is required (a mapping)"},
