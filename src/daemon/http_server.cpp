@@ -50,10 +50,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // close this connection to make room for a new one.
   void begin_waiting() {
     if (waiting_ticket_ != 0) return;
-    const std::uint64_t generation = ++wait_generation_;
-    waiting_ticket_ = waiting_->add([weak = weak_from_this(), generation] {
+    waiting_ticket_ = waiting_->add([weak = weak_from_this()](std::uint64_t ticket) {
       if (auto self = weak.lock()) {
-        asio::post(self->stream_.get_executor(), [self, generation] { self->evicted(generation); });
+        asio::post(self->stream_.get_executor(), [self, ticket] { self->evicted(ticket); });
       }
     });
   }
@@ -63,8 +62,8 @@ class Session : public std::enable_shared_from_this<Session> {
     waiting_->remove(std::exchange(waiting_ticket_, 0));
   }
 
-  void evicted(std::uint64_t generation) {
-    if (generation != wait_generation_ || waiting_ticket_ == 0) return;  // it got its request meanwhile
+  void evicted(std::uint64_t ticket) {
+    if (ticket != waiting_ticket_) return;  // it got its request meanwhile (and may wait for another)
     waiting_ticket_ = 0;
     stream_.close();  // the pending read ends with operation_aborted, and the session with it
   }
@@ -228,9 +227,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Handler handler_;
   ListenerOptions options_;
   std::shared_ptr<WaitingConnections> waiting_;
-  std::uint64_t waiting_ticket_ = 0;   ///< 0 while not waiting
-  std::uint64_t wait_generation_ = 0;  ///< tells an eviction meant for an earlier wait from one for this
-  std::shared_ptr<void> slot_;         ///< frees this connection's place under max_connections when the session ends
+  std::uint64_t waiting_ticket_ = 0;  ///< 0 while not waiting; tickets are never reused
+  std::shared_ptr<void> slot_;        ///< frees this connection's place under max_connections when the session ends
   bool keep_alive_ = true;
   bool head_ = false;
   unsigned version_ = 11;
@@ -257,15 +255,17 @@ void WaitingConnections::remove(std::uint64_t ticket) {
 
 bool WaitingConnections::evict_oldest(std::chrono::steady_clock::duration min_wait) {
   Close close;
+  std::uint64_t ticket = 0;
   {
     std::lock_guard lock(mu_);
     if (entries_.empty()) return false;
     auto oldest = entries_.begin();
     if (std::chrono::steady_clock::now() - oldest->second.since < min_wait) return false;
+    ticket = oldest->first;
     close = std::move(oldest->second.close);
     entries_.erase(oldest);
   }
-  close();
+  close(ticket);
   return true;
 }
 

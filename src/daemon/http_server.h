@@ -56,9 +56,9 @@ struct ListenerOptions {
 /// send nothing, or send it slowly, cannot hold every place while new clients wait in the backlog.
 class WaitingConnections {
  public:
-  using Close = std::function<void()>;
-  /// Registers a connection that begins to wait now; `close` is called (once, from any thread)
-  /// if it is evicted. Returns the ticket to withdraw it with.
+  using Close = std::function<void(std::uint64_t ticket)>;
+  /// Registers a connection that begins to wait now; `close` is called (once, from any thread,
+  /// with the ticket) if it is evicted. Returns the ticket to withdraw it with.
   std::uint64_t add(Close close);
   void remove(std::uint64_t ticket);
   /// Evicts the connection that has waited longest, if it has waited at least `min_wait`.
