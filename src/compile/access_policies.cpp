@@ -371,11 +371,6 @@ json resolve(const Model& m, std::size_t user, const ObjectPolicy& op, const jso
   throw std::string("unknown operator " + quote(o));
 }
 
-bool stricter(const ColumnMask& a, const ColumnMask& b) {
-  if (a.kind != b.kind) return static_cast<int>(a.kind) > static_cast<int>(b.kind);
-  return a.kind == MaskKind::Partial && a.visible_chars < b.visible_chars;
-}
-
 }  // namespace
 
 std::optional<TypeName> parse_type_name(const std::string& type) {
@@ -706,7 +701,10 @@ void apply_policy_decisions(const std::vector<PolicyDecision>& decisions, const 
           static_cast<std::size_t>(std::find(op.columns.begin(), op.columns.end(), c) - op.columns.begin());
       ColumnMask cm{c, d.mask, d.visible_chars, idx < op.column_types.size() ? op.column_types[idx] : "varchar"};
       auto it = masks.find(c);
-      if (it == masks.end() || stricter(cm, it->second)) masks[c] = cm;
+      if (it == masks.end())
+        masks.emplace(c, std::move(cm));
+      else
+        it->second = strictest(it->second, cm);
     }
   }
   for (auto it = masks.begin(); it != masks.end();) {

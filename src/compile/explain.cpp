@@ -296,7 +296,7 @@ ProfileExplanation explain_profile(const Model& m, const PolicySet& ps, std::siz
 // expressions and a typed NULL on a column of any other type (docs/semantics.md); asked of the
 // renderers' own functions so explain cannot disagree with them.
 EnforcedMask enforced_mask(Engine engine, const ColumnMask& mk) {
-  EnforcedMask e{mk.column, mk.kind, mk.kind, mk.visible_chars, ""};
+  EnforcedMask e{mk.column, mk.kind, mk.kind, mk.visible_chars, "", mk.fully_masked_through()};
   if (mk.kind == MaskKind::Null) return e;
   std::string type, rendered;
   if (engine == Engine::Trino) {
@@ -305,11 +305,12 @@ EnforcedMask enforced_mask(Engine engine, const ColumnMask& mk) {
   } else {
     type = starrocks::sql::mask_type(mk.type);
     if (type.empty()) return e;  // no masking policy can carry it: coarsened, listed in the refusals
-    rendered = starrocks::sql::mask_expression(mk.kind, mk.visible_chars, "v", type);
+    rendered = starrocks::sql::mask_expression(mk, "v", type);
   }
   if (rendered.rfind("CAST(NULL AS ", 0) != 0) return e;
   e.enforced_kind = MaskKind::Null;
   e.visible_chars = 0;
+  e.fully_masked_through = 0;
   e.reason = std::string("a ") + to_string(mk.kind) + " mask cannot type-check against " + mk.column +
              ", a non-string column (" + type + "): " + (engine == Engine::Trino ? "Trino" : "StarRocks") +
              " applies a typed NULL, " + rendered;
@@ -383,6 +384,8 @@ nlohmann::json to_json(const Explanation& e) {
       for (const auto& mk : o.masks) {
         json j = {{"column", mk.column}, {"mask", to_string(mk.enforced_kind)}};
         if (mk.enforced_kind == MaskKind::Partial) j["visible_chars"] = mk.visible_chars;
+        if (mk.enforced_kind == MaskKind::Partial && mk.fully_masked_through > mk.visible_chars)
+          j["fully_masked_through"] = mk.fully_masked_through;
         if (mk.enforced_kind != mk.policy_kind) {
           j["policy_mask"] = to_string(mk.policy_kind);
           j["reason"] = mk.reason;

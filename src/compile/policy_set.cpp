@@ -14,7 +14,21 @@ const std::string* AccessClass::reason_starting(std::string_view marker) const {
 }
 
 std::string describe(const ColumnMask& m) {
-  return std::string(to_string(m.kind)) + (m.kind == MaskKind::Partial ? " " + std::to_string(m.visible_chars) : "");
+  std::string out(to_string(m.kind));
+  if (m.kind != MaskKind::Partial) return out;
+  out += " " + std::to_string(m.visible_chars);
+  if (m.fully_masked_through() > m.visible_chars)
+    out += " (" + std::to_string(m.fully_masked_through()) + " or fewer characters fully masked)";
+  return out;
+}
+
+ColumnMask strictest(const ColumnMask& a, const ColumnMask& b) {
+  if (a.kind != b.kind) return static_cast<int>(a.kind) > static_cast<int>(b.kind) ? a : b;
+  if (a.kind != MaskKind::Partial) return a;
+  ColumnMask out = a.visible_chars <= b.visible_chars ? a : b;
+  const int through = std::max(a.fully_masked_through(), b.fully_masked_through());
+  out.masked_through = through > out.visible_chars ? through : 0;
+  return out;
 }
 
 const std::vector<AccessClass>& AccessClasses::empty_list() {

@@ -12,6 +12,7 @@ nlohmann::json masks_json(const std::vector<ColumnMask>& masks) {
   for (const auto& m : masks) {
     nlohmann::json j = {{"column", m.column}, {"mask", to_string(m.kind)}, {"type", m.type}};
     if (m.kind == MaskKind::Partial) j["visible_chars"] = m.visible_chars;
+    if (m.fully_masked_through() > m.visible_chars) j["fully_masked_through"] = m.fully_masked_through();
     out.push_back(std::move(j));
   }
   return out;

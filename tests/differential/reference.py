@@ -700,11 +700,14 @@ def _policy_access(self, uname, o, prof):
                 continue
             m = {"column": c, "mask": p["mask"], "type": types[c]}
             if p["mask"] == "partial":
-                m["visible_chars"] = p["visible_chars"]
+                m["visible_chars"] = m["fully_masked_through"] = p["visible_chars"]
             cur = masks.get(c)
-            if cur is None or MASK_RANK[m["mask"]] > MASK_RANK[cur["mask"]] or (
-                    m["mask"] == cur["mask"] == "partial" and m["visible_chars"] < cur["visible_chars"]):
+            if cur is None or MASK_RANK[m["mask"]] > MASK_RANK[cur["mask"]]:
                 masks[c] = m
+            elif m["mask"] == cur["mask"] == "partial":
+                # No value shows more than either partial mask alone would show.
+                cur["visible_chars"] = min(cur["visible_chars"], m["visible_chars"])
+                cur["fully_masked_through"] = max(cur["fully_masked_through"], m["fully_masked_through"])
     filters = [d.condition for d in decs if d.policy["type"] == "row_filter"]
     if not filters:
         rf = None
@@ -844,8 +847,9 @@ def sql_mask(m: dict) -> str:
     if m["mask"] == "full":
         e = "'****'"
     elif m["mask"] == "partial":
-        n = str(m["visible_chars"])
-        e = f"CASE WHEN length({val}) <= {n} THEN '****' ELSE concat('****', substr({val}, -{n})) END"
+        n = m["visible_chars"]
+        through = m.get("fully_masked_through", n)
+        e = f"CASE WHEN length({val}) <= {through} THEN '****' ELSE concat('****', substr({val}, -{n})) END"
     else:
         e = f"lower(to_hex(sha256(to_utf8({val}))))"
     if t != "varchar":

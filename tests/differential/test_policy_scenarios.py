@@ -24,8 +24,9 @@ ENABLED = all(p and os.access(p, os.X_OK) for p in (TW, ORACLE))
 FULL = "'****'"
 
 
-def partial(col, n):
-    return f"CASE WHEN length(\"{col}\") <= {n} THEN '****' ELSE concat('****', substr(\"{col}\", -{n})) END"
+def partial(col, n, fully_masked_through=None):
+    through = fully_masked_through or n
+    return f"CASE WHEN length(\"{col}\") <= {through} THEN '****' ELSE concat('****', substr(\"{col}\", -{n})) END"
 
 
 def hashed(col):
@@ -205,7 +206,9 @@ def scenarios():
     out[-1].mask("c.l.v3", "a", {"alice": null()})
 
     # --- combining ---
-    pairs = [("p2p6", [("partial", 2), ("partial", 6)], partial("p2p6", 2)),
+    # Two partial masks: the fewer characters shown, and values partial 6 hides whole stay hidden.
+    pairs = [("p2p6", [("partial", 2), ("partial", 6)], partial("p2p6", 2, 6)),
+             ("p6p2", [("partial", 6), ("partial", 2)], partial("p6p2", 2, 6)),
              ("p2full", [("partial", 2), ("full", None)], FULL),
              ("hashpart", [("hash", None), ("partial", 1)], hashed("hashpart")),
              ("nullfull", [("null", None), ("full", None)], null()),

@@ -374,10 +374,11 @@ class PolicyTests(unittest.TestCase):
         self.assertEqual(masks["id"], {"column": "id", "mask": "hash", "type": "bigint"})
         self.assertIsNone(rf)
         _, _, masks, _ = self.pa(s, "bob")  # not an analyst
+        # partial 4 and partial 2: two characters shown, and nothing of a value partial 4 hides whole.
         self.assertEqual(masks, {"name": {"column": "name", "mask": "partial", "type": "varchar",
-                                          "visible_chars": 2}})
+                                          "visible_chars": 2, "fully_masked_through": 4}})
         self.assertEqual(sql_mask(masks["name"]),
-                         "CASE WHEN length(\"name\") <= 2 THEN '****' ELSE concat('****', substr(\"name\", -2)) END")
+                         "CASE WHEN length(\"name\") <= 4 THEN '****' ELSE concat('****', substr(\"name\", -2)) END")
         _, _, masks, _ = self.pa(s, "grp")  # analyst through a group: applies_to counts it
         self.assertEqual(masks["d"]["mask"], "hash")
         self.assertEqual(sql_mask(masks["d"]), "CAST(NULL AS date)")

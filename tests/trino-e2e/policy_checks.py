@@ -110,7 +110,7 @@ BADGE_COLUMNS = [("id", "bigint"), ("badge", "varchar(6)"), ("code", "varchar(5)
 BADGE_ROWS = [
     (1, "B-0001", "ABCDE", dt.datetime(2020, 1, 1, 8, 0), Decimal("12.50"), 3, True, "hello"),
     (2, None, "XY", None, None, None, None, None),
-    (3, "Ω-ü", "AB", dt.datetime(2021, 5, 6, 7, 8, 9, 10000), Decimal("0.00"), 0, False, "x"),
+    (3, "Ω-ü", "AB", dt.datetime(2021, 5, 6, 7, 8, 9, 10000), Decimal("0.00"), 0, False, "xyz"),
 ]
 BADGE_VIEW = "demo_warehouse.hr.badge_view"  # DEFINER, SELECT id, note: every base mask reaches it
 
@@ -274,10 +274,10 @@ def sha256_hex(v):
     return None if v is None else hashlib.sha256(v.encode("utf-8")).hexdigest()
 
 
-def partial(v, n):
+def partial(v, n, fully_masked_through=0):
     if v is None:
         return None
-    return "****" if len(v) <= n else "****" + v[-n:]
+    return "****" if len(v) <= max(n, fully_masked_through) else "****" + v[-n:]
 
 
 def full(v):
@@ -500,10 +500,11 @@ def more_expectations():
         i, badge, code, _started, _bonus, _level, _active, note = row
         return [i, None if strict else (sha256_hex(badge) or "")[:6] or None,
                 None if code is None else partial(code, 4)[:5], None, None, None, None,
-                partial(note, 2 if strict else 4)]
+                partial(note, 2, 4) if strict else partial(note, 4)]
     badges = "SELECT " + ", ".join(c for c, _ in BADGE_COLUMNS) + " FROM " + BADGES + " ORDER BY id"
     out.append(("masks: typed NULL, bounded varchar, hash, partial", "auditor.a", badges,
                 ("rows", [badge_masked(r, False) for r in BADGE_ROWS])))
+    # note: partial 4 and partial 2 show two characters, and 'xyz', which partial 4 hides, stays hidden.
     out.append(("masks: the strictest wins (null > hash, fewer characters)", "auditor.b", badges,
                 ("rows", [badge_masked(r, True) for r in BADGE_ROWS])))
     # No column lineage: the strictest base mask masks every view column (full: '****', typed

@@ -631,12 +631,13 @@ grants:
 TEST_CASE("starrocks policies: a mask of a bounded string column is cut to its length, as Trino's cast cuts it") {
   // StarRocks does not cut a string cast to a shorter VARCHAR(n) (issue 56391): a hash in a
   // VARCHAR(6) policy returned all 64 digits where Trino gives 6 (found by an audit).
-  CHECK(sr::sql::mask_expression(tw::MaskKind::Hash, 0, "`v`", "VARCHAR(6)") ==
+  CHECK(sr::sql::mask_expression(tw::ColumnMask{"v", tw::MaskKind::Hash, 0, ""}, "`v`", "VARCHAR(6)") ==
         "CAST(left(lower(sha2(`v`, 256)), 6) AS VARCHAR(6))");
-  CHECK(sr::sql::mask_expression(tw::MaskKind::Partial, 4, "`v`", "CHAR(5)") ==
+  CHECK(sr::sql::mask_expression(tw::ColumnMask{"v", tw::MaskKind::Partial, 4, ""}, "`v`", "CHAR(5)") ==
         "CAST(left(CASE WHEN char_length(`v`) <= 4 THEN '****' ELSE concat('****', right(`v`, 4)) END, 5) AS CHAR(5))");
   // Unbounded strings are VARCHAR(65533): nothing to cut.
-  CHECK(sr::sql::mask_expression(tw::MaskKind::Hash, 0, "`v`", "VARCHAR(65533)") ==
+  CHECK(sr::sql::mask_expression(tw::ColumnMask{"v", tw::MaskKind::Hash, 0, ""}, "`v`", "VARCHAR(65533)") ==
         "CAST(lower(sha2(`v`, 256)) AS VARCHAR(65533))");
-  CHECK(sr::sql::mask_expression(tw::MaskKind::Null, 0, "`v`", "VARCHAR(6)") == "CAST(NULL AS VARCHAR(6))");
+  CHECK(sr::sql::mask_expression(tw::ColumnMask{"v", tw::MaskKind::Null, 0, ""}, "`v`", "VARCHAR(6)") ==
+        "CAST(NULL AS VARCHAR(6))");
 }

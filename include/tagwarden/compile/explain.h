@@ -49,8 +49,9 @@ struct EnforcedMask {
   std::string column;                     ///< engine column name
   MaskKind policy_kind = MaskKind::Full;  ///< the strictest applying policy's kind
   MaskKind enforced_kind = MaskKind::Full;
-  int visible_chars = 0;  ///< partial only
-  std::string reason;     ///< why enforced_kind differs from policy_kind; empty when equal
+  int visible_chars = 0;         ///< partial only
+  std::string reason;            ///< why enforced_kind differs from policy_kind; empty when equal
+  int fully_masked_through = 0;  ///< partial only: values this short show only '****'
 };
 
 /// How `engine` enforces one effective mask: on a non-string column (dates, numbers, booleans)
@@ -78,7 +79,7 @@ struct ProfileExplanation {
   std::vector<ObjectPolicies> policies;
   std::string engine_user;
   std::vector<Refusal> refusals;
-  bool may_create = true;      ///< false when the materialized-view rule applies
+  bool may_create = true;       ///< false when the materialized-view rule applies
   bool owns_new_names = false;  ///< some unlisted-name rule gives the user OWNERSHIP: creation is granted somewhere
 };
 

@@ -30,10 +30,22 @@ struct ColumnMask {
   MaskKind kind = MaskKind::Full;
   int visible_chars = 0;  ///< partial only
   std::string type;       ///< the column's type, for typed expressions
+  /// Partial only, 0 unless above visible_chars: values this short are fully masked. Two partial
+  /// masks combine to the fewer visible characters and the longer fully masked values, so no
+  /// value shows more than either mask alone would show (partial 4 hides "123" whole).
+  int masked_through = 0;
   auto operator<=>(const ColumnMask&) const = default;
+
+  /// The length up to which a partial mask shows nothing but '****'.
+  int fully_masked_through() const { return masked_through > visible_chars ? masked_through : visible_chars; }
 };
 
-/// "partial 4", "hash", ...: how reasons and change reports name a mask.
+/// The mask a principal gets when both a and b apply to one column: the stricter kind, or for two
+/// partial masks one that shows no value more than either does.
+ColumnMask strictest(const ColumnMask& a, const ColumnMask& b);
+
+/// "partial 4", "partial 2 (4 or fewer characters fully masked)", "hash", ...: how reasons and
+/// change reports name a mask.
 std::string describe(const ColumnMask& m);
 
 /// What one principal may do on one object.

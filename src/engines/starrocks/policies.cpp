@@ -71,7 +71,7 @@ std::set<std::string> add_mask_policies(const ObjectPolicy& op, const Securable&
       if (mk == cls->access.masks.end()) {
         cleared.insert(cleared.end(), class_users.begin(), class_users.end());
       } else {
-        add_case(masked, sql::mask_expression(mk->kind, mk->visible_chars, arg, type), class_users);
+        add_case(masked, sql::mask_expression(*mk, arg, type), class_users);
       }
     }
     std::sort(cleared.begin(), cleared.end());

@@ -407,18 +407,18 @@ std::string mask_body(std::string_view argument, std::string_view type, const st
   return case_body(cases, "CAST(NULL AS " + std::string(type) + ")");
 }
 
-std::string mask_expression(MaskKind kind, int visible_chars, std::string_view argument, std::string_view type) {
+std::string mask_expression(const ColumnMask& mask, std::string_view argument, std::string_view type) {
   const std::string t(type), v(argument);
-  if (kind == MaskKind::Null || !is_string_type(type)) return "CAST(NULL AS " + t + ")";
+  if (mask.kind == MaskKind::Null || !is_string_type(type)) return "CAST(NULL AS " + t + ")";
   std::string expr;
-  switch (kind) {
+  switch (mask.kind) {
     case MaskKind::Full:
       expr = "'****'";
       break;
     case MaskKind::Partial: {
-      const std::string n = std::to_string(visible_chars);
-      expr = "CASE WHEN char_length(" + v + ") <= " + n + " THEN '****' ELSE concat('****', right(" + v + ", " + n +
-             ")) END";
+      const std::string n = std::to_string(mask.visible_chars);
+      expr = "CASE WHEN char_length(" + v + ") <= " + std::to_string(mask.fully_masked_through()) +
+             " THEN '****' ELSE concat('****', right(" + v + ", " + n + ")) END";
       break;
     }
     case MaskKind::Hash:

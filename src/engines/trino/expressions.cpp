@@ -180,8 +180,8 @@ std::string mask_expression(const ColumnMask& m) {
       break;
     case MaskKind::Partial: {
       const std::string n = std::to_string(m.visible_chars);
-      expr = "CASE WHEN length(" + value + ") <= " + n + " THEN '****' ELSE concat('****', substr(" + value + ", -" +
-             n + ")) END";
+      expr = "CASE WHEN length(" + value + ") <= " + std::to_string(m.fully_masked_through()) +
+             " THEN '****' ELSE concat('****', substr(" + value + ", -" + n + ")) END";
       break;
     }
     case MaskKind::Hash:

@@ -71,10 +71,11 @@ std::string mask_body(std::string_view argument, std::string_view type, const st
                       const std::vector<PolicyCase>& masked = {});
 
 /// The StarRocks expression of one effective mask over `argument` of SQL type `type` (from
-/// mask_type): full '****', partial '****' + the last N characters (N or fewer: fully masked),
-/// hash lower-case SHA-256 hex of the UTF-8 value, null; non-string types become a typed NULL.
-/// Always cast to `type`, which StarRocks requires of a policy's result.
-std::string mask_expression(MaskKind kind, int visible_chars, std::string_view argument, std::string_view type);
+/// mask_type): full '****', partial '****' + the last N characters (fully masked up to
+/// mask.fully_masked_through() characters), hash lower-case SHA-256 hex of the UTF-8 value, null;
+/// non-string types become a typed NULL. Always cast to `type`, which StarRocks requires of a
+/// policy's result.
+std::string mask_expression(const ColumnMask& mask, std::string_view argument, std::string_view type);
 
 /// A canonical row-filter condition (PolicySet JSON) as a StarRocks boolean expression. Columns
 /// are replaced by their policy argument (`arguments`: column -> argument name); every value is a
