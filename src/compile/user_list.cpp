@@ -1,5 +1,7 @@
 #include "tagwarden/compile/user_list.h"
 
+#include "tagwarden/util/bit_count.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -31,7 +33,7 @@ UserList UserList::of_bits(const std::vector<std::uint64_t>& bits) {
   UserList l;
   std::size_t words = bits.size();
   while (words > 0 && bits[words - 1] == 0) --words;
-  for (std::size_t w = 0; w < words; ++w) l.count_ += static_cast<std::size_t>(std::popcount(bits[w]));
+  l.count_ = count_bits(bits.data(), words);
   if (bits_shorter(l.count_, words)) {
     l.words_.assign(bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(words));
     return l;

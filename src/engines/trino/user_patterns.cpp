@@ -1,5 +1,7 @@
 #include "user_patterns.h"
 
+#include "tagwarden/util/bit_count.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -44,8 +46,7 @@ namespace {
 
 // Nullptr for no user.
 UserSetPtr user_set_of(const std::vector<std::uint64_t>& ranks) {
-  std::size_t count = 0;
-  for (auto word : ranks) count += static_cast<std::size_t>(std::popcount(word));
+  const std::size_t count = count_bits(ranks);
   if (count == 0) return nullptr;
   auto set = std::make_shared<UserSet>();
   set->bitmap = count > ranks.size() * 2;  // a rank takes half a word
@@ -194,8 +195,7 @@ LiteralPtr UserPatterns::literal_of_users(const std::vector<std::size_t>& users)
 
 // Engine names in byte order without repeats (two platform users may map to one engine user).
 std::vector<std::string_view> UserPatterns::names_in_order(const std::vector<std::uint64_t>& ranks) const {
-  std::size_t count = 0;
-  for (auto word : ranks) count += static_cast<std::size_t>(std::popcount(word));
+  const std::size_t count = count_bits(ranks);
   std::vector<std::string_view> out;
   out.reserve(count);
   std::size_t last = kNobody;  // same_name_ of the last name written
