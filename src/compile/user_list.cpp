@@ -47,6 +47,11 @@ UserList UserList::of_bits(const std::vector<std::uint64_t>& bits) {
   return l;
 }
 
+void UserList::mark(std::vector<std::uint64_t>& bits) const {
+  for (std::size_t w = 0; w < words_.size(); ++w) bits[w] |= words_[w];
+  for (std::uint32_t u : index_) bits[u / 64] |= std::uint64_t{1} << (u % 64);
+}
+
 bool UserList::contains(std::size_t user) const {
   if (words_.empty()) return std::binary_search(index_.begin(), index_.end(), user);
   return user / 64 < words_.size() && (words_[user / 64] >> (user % 64) & 1) != 0;

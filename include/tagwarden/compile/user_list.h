@@ -70,6 +70,9 @@ class UserList {
   const_iterator end() const;
   /// Every index, ascending.
   std::vector<std::size_t> indices() const { return {begin(), end()}; }
+  /// Sets bit u % 64 of word u / 64 of `bits` for every user u (`bits` holds every user's word):
+  /// a word at a time in the bitmap form.
+  void mark(std::vector<std::uint64_t>& bits) const;
 
   /// The bytes of the form held: equal sets, equal bytes.
   std::string_view bytes() const;

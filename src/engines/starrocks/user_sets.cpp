@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "owned_names.h"
+#include "tagwarden/util/bit_count.h"
 #include "tagwarden/util/text.h"
 
 namespace tw::starrocks {
@@ -130,27 +131,40 @@ const UserSets::UserCount& UserSets::user_count(Lists lists) {
       return remember_count(std::move(key), std::move(lists), std::move(c));
     }
   }
-  if (++epoch_ == 0) {  // wrapped: clear the marks
-    std::fill(seen_.begin(), seen_.end(), 0);
-    epoch_ = 1;
-  }
-  std::vector<Rank> distinct;
-  for (const auto& l : lists) {
-    for (auto u : *l) {
-      const Rank r = rank_[u];
-      if (seen_[r] != epoch_) {
-        seen_[r] = epoch_;
-        distinct.push_back(r);
-      }
-    }
-  }
   constexpr std::size_t kNamed = 20;  // join_some's default limit
   UserCount c;
-  c.count = distinct.size();
-  const std::size_t named = std::min(kNamed, distinct.size());
-  std::partial_sort(distinct.begin(), distinct.begin() + static_cast<std::ptrdiff_t>(named), distinct.end());
-  distinct.resize(named);
-  std::vector<std::string> words = names_of(distinct);
+  std::vector<Rank> named;
+  std::size_t total = 0;
+  for (const auto& l : lists) total += l->size();
+  if (ranked_.size() == ps_.users.size() && total * 16 >= ps_.users.size()) {
+    // One rank per user, and many users: the union is a bitmap of users, counted a word at a
+    // time, and the first names are the first users by name found in it.
+    union_bits_.assign((ps_.users.size() + 63) / 64, 0);
+    for (const auto& l : lists) l->mark(union_bits_);
+    c.count = count_bits(union_bits_);
+    for (auto it = by_name_.begin(); it != by_name_.end() && named.size() < std::min(kNamed, c.count); ++it) {
+      if (union_bits_[*it / 64] >> (*it % 64) & 1) named.push_back(rank_[*it]);
+    }
+  } else {
+    if (++epoch_ == 0) {  // wrapped: clear the marks
+      std::fill(seen_.begin(), seen_.end(), 0);
+      epoch_ = 1;
+    }
+    for (const auto& l : lists) {
+      for (auto u : *l) {
+        const Rank r = rank_[u];
+        if (seen_[r] != epoch_) {
+          seen_[r] = epoch_;
+          named.push_back(r);
+        }
+      }
+    }
+    c.count = named.size();
+    const std::size_t first = std::min(kNamed, named.size());
+    std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(first), named.end());
+    named.resize(first);
+  }
+  std::vector<std::string> words = names_of(named);
   if (c.count > kNamed) words.push_back(std::to_string(c.count - kNamed) + " more");
   c.some = join_words(words);
   return remember_count(std::move(key), std::move(lists), std::move(c));

@@ -117,6 +117,7 @@ class UserSets {
   std::vector<const std::string*> ranked_;        // distinct engine names by rank
   std::vector<std::uint32_t> seen_;               // per rank: the epoch that last counted it (user_count)
   std::uint32_t epoch_ = 0;
+  std::vector<std::uint64_t> union_bits_;  // per user, for user_count()
   struct ByUsers {
     bool operator()(const List* a, const List* b) const { return *a < *b; }
   };
