@@ -9,7 +9,6 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "tagwarden/util/digest.h"
 #include "grant_patterns.h"
 #include "memo_keys.h"
 #include "policy_judgements.h"
@@ -17,6 +16,7 @@
 #include "profile_findings.h"
 #include "tagwarden/compile/access_policies.h"
 #include "tagwarden/compile/filter_columns.h"
+#include "tagwarden/util/digest.h"
 #include "tagwarden/util/text.h"
 #include "user_lists.h"
 #include "user_partitions.h"
@@ -608,16 +608,35 @@ class ProfileCompiler {
       outcome_of_group.push_back(&outcomes[{std::move(ua.access), std::move(ua.reasons)}]);
     }
     const bool split = outcomes.size() > 1;
-    if (split || any_unsatisfiable) {
+    // How the class splits depends only on its list and which outcome each policy group takes:
+    // objects that split one list alike (a mask for a role on every table of a schema) share the
+    // lists, dealt once.
+    std::vector<UserListPtr>* lists = nullptr;
+    bool dealt = false;
+    if (split) {
+      std::map<const std::vector<std::size_t>*, std::size_t> position;
+      for (auto& [outcome, members] : outcomes) position.emplace(&members, position.size());
+      SplitKey key{cls.users, {}};
+      key.outcome_of_group.reserve(outcome_of_group.size());
+      for (const auto* members : outcome_of_group) key.outcome_of_group.push_back(position.at(members));
+      auto [it, fresh] = splits_.try_emplace(std::move(key));
+      lists = &it->second;
+      dealt = !fresh;
+    }
+    if ((split && !dealt) || any_unsatisfiable) {
       // One pass over the class in its order, which is sorted: each outcome's users come out
       // sorted, with no sort of lists as long as the class (20,000 users at L).
       judgements_->deal(groups, users, [&](std::size_t u, std::size_t group) {
-        if (split) outcome_of_group[group]->push_back(u);
+        if (split && !dealt) outcome_of_group[group]->push_back(u);
         for (const auto& policy : unsatisfiable_of_group[group]) object_unsatisfiable_[policy].insert(s_.users[u].name);
       });
+      if (split && !dealt) {
+        for (auto& [outcome, members] : outcomes) lists->push_back(lists_.get(members));
+      }
     }
+    std::size_t i = 0;
     for (auto& [outcome, members] : outcomes) {
-      auto shared = outcomes.size() == 1 ? cls.users : lists_.get(std::move(members));
+      auto shared = split ? (*lists)[i++] : cls.users;
       classes_.push_back({std::move(shared), cls.granted, outcome.first, outcome.second});
     }
   }
@@ -653,6 +672,12 @@ class ProfileCompiler {
   const PolicyKeys* policy_keys_ = nullptr;     // the model's, shared by every profile
   std::optional<PolicyJudgements> judgements_;  // once the policy keys are known
   std::vector<AccessClass> classes_;            // the object being decided: its classes until they are sorted
+  struct SplitKey {
+    UserListPtr users;  // held, so its address is this list's while the key lives
+    std::vector<std::size_t> outcome_of_group;
+    auto operator<=>(const SplitKey&) const = default;
+  };
+  std::map<SplitKey, std::vector<UserListPtr>> splits_;  // a class's list -> its outcomes' lists, in outcome order
   std::vector<bool> restricted_;
   bool any_restricted_ = false;
   std::unordered_map<std::size_t, std::vector<std::size_t>> view_owners_;  // object -> owners of views reading it
