@@ -700,14 +700,17 @@ def _policy_access(self, uname, o, prof):
                 continue
             m = {"column": c, "mask": p["mask"], "type": types[c]}
             if p["mask"] == "partial":
-                m["visible_chars"] = m["fully_masked_through"] = p["visible_chars"]
+                m["visible_chars"] = p["visible_chars"]
             cur = masks.get(c)
             if cur is None or MASK_RANK[m["mask"]] > MASK_RANK[cur["mask"]]:
                 masks[c] = m
             elif m["mask"] == cur["mask"] == "partial":
                 # No value shows more than either partial mask alone would show.
+                # fully_masked_through is given, as in the PolicySet, only where it is above visible_chars.
+                through = max(cur.get("fully_masked_through", cur["visible_chars"]), m["visible_chars"])
                 cur["visible_chars"] = min(cur["visible_chars"], m["visible_chars"])
-                cur["fully_masked_through"] = max(cur["fully_masked_through"], m["fully_masked_through"])
+                if through > cur["visible_chars"]:
+                    cur["fully_masked_through"] = through
     filters = [d.condition for d in decs if d.policy["type"] == "row_filter"]
     if not filters:
         rf = None
