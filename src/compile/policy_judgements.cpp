@@ -1,5 +1,8 @@
 #include "policy_judgements.h"
 
+#include <algorithm>
+#include <bit>
+
 namespace tw {
 
 void PolicyJudgements::slots_for_keys() {
@@ -9,20 +12,52 @@ void PolicyJudgements::slots_for_keys() {
 const PolicyGroups& PolicyJudgements::groups_of(const UserListPtr& users) {
   if (auto it = groups_.find(users.get()); it != groups_.end()) return it->second;
   PolicyGroups groups{users, {}, {}};
-  slots_for_keys();
-  for (std::size_t u : *users) {
-    std::size_t& slot = key_slot_[keys_.of_user[u]];
-    if (slot != kUnset) continue;
-    slot = groups.keys.size();
-    groups.keys.push_back(keys_.of_user[u]);
-    groups.first.push_back(u);
+  if (users->size() > 64 * keys_.text.size()) {
+    groups_by_bits(*users, groups);
+  } else {
+    slots_for_keys();
+    for (std::size_t u : *users) {
+      std::size_t& slot = key_slot_[keys_.of_user[u]];
+      if (slot != kUnset) continue;
+      slot = groups.keys.size();
+      groups.keys.push_back(keys_.of_user[u]);
+      groups.first.push_back(u);
+    }
+    for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
   }
-  for (std::size_t k : groups.keys) key_slot_[k] = kUnset;
   if (groups.keys.size() * 4 > users->size()) {
     unkept_ = std::move(groups);
     return unkept_;
   }
   return groups_.emplace(users.get(), std::move(groups)).first->second;
+}
+
+void PolicyJudgements::groups_by_bits(const UserList& users, PolicyGroups& groups) {
+  const std::size_t words = (keys_.of_user.size() + 63) / 64;
+  if (key_users_.empty()) {
+    key_users_.assign(keys_.text.size(), std::vector<std::uint64_t>(words, 0));
+    for (std::size_t u = 0; u < keys_.of_user.size(); ++u)
+      key_users_[keys_.of_user[u]][u / 64] |= std::uint64_t{1} << (u % 64);
+  }
+  list_bits_.assign(words, 0);
+  users.mark(list_bits_);
+  // Each key's first user in the list; the list's order is ascending, so ordered by that user the
+  // keys come in order of first appearance, as a pass over the list finds them.
+  std::vector<std::pair<std::size_t, std::size_t>> first_of_key;
+  for (std::size_t k = 0; k < key_users_.size(); ++k) {
+    const std::vector<std::uint64_t>& key = key_users_[k];
+    for (std::size_t w = 0; w < words; ++w) {
+      if (const std::uint64_t both = list_bits_[w] & key[w]) {
+        first_of_key.emplace_back(w * 64 + static_cast<std::size_t>(std::countr_zero(both)), k);
+        break;
+      }
+    }
+  }
+  std::sort(first_of_key.begin(), first_of_key.end());
+  for (const auto& [first, key] : first_of_key) {
+    groups.keys.push_back(key);
+    groups.first.push_back(first);
+  }
 }
 
 const std::vector<PolicyDecision>& PolicyJudgements::judged(const ObjectPolicy& op, std::size_t key, std::size_t user) {

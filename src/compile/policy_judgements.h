@@ -5,6 +5,7 @@
 // many objects' classes, so each list's groups are worked out once per compile.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,9 @@ class PolicyJudgements {
  private:
   static constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
   void slots_for_keys();
+  /// The groups of a long list, found per key on bitmaps (a few words per key, where a pass over
+  /// the list looks up each of thousands of users).
+  void groups_by_bits(const UserList& users, PolicyGroups& groups);
 
   const Model& m_;
   const PolicyKeys& keys_;
@@ -58,6 +62,8 @@ class PolicyJudgements {
   std::vector<std::size_t> judged_slot_;  ///< per policy key: its decisions on the object being decided
   std::vector<std::vector<PolicyDecision>> judged_;
   std::vector<std::size_t> judged_keys_;
+  std::vector<std::vector<std::uint64_t>> key_users_;  ///< per policy key: its users as a bitmap, once asked for
+  std::vector<std::uint64_t> list_bits_;               ///< the list groups_by_bits works on
 };
 
 }  // namespace tw
