@@ -70,6 +70,12 @@ int main(int argc, char** argv) {
     if (command == "plan") return answer(tw::cli::run_plan(args));
     if (command == "apply") return answer(tw::cli::run_apply(args));
     if (command == "version" || command == "--version") {
+      if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+        std::cout
+            << "usage: tagwarden version\n\nPrints the version, e.g. \"tagwarden 0.1.0\". Exit codes: 0; 2 for any "
+               "argument.\n";
+        return 0;
+      }
       if (!args.empty()) {
         std::cerr << "error: version takes no arguments (got \"" << args[0] << "\")\n";
         return 2;

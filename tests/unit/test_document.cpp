@@ -367,6 +367,12 @@ TEST_CASE("hostile names are still checked, in JSON and in YAML", "[load]") {
                 "roles[0]: is not valid UTF-8 (byte 0xC0 at offset 1); save the file as UTF-8",
                 "objects[0].columns[0].type: is not valid UTF-8 (byte 0xFF at offset 3); save the file as UTF-8"});
   }
+  SECTION("YAML: a byte that is not UTF-8 outside every string (a comment) refuses the document too") {
+    const std::string text = kYamlHead + "# caf\xE9\nroles: [ok]\n";
+    const auto lines = static_cast<std::size_t>(std::count(kYamlHead.begin(), kYamlHead.end(), '\n'));
+    CHECK(must_fail(text) == Names{"invalid YAML: line " + std::to_string(lines + 1) +
+                                   ", column 6: byte 0xE9 is not valid UTF-8; save the file as UTF-8"});
+  }
 }
 
 TEST_CASE("unknown keys are reported in key order, as before", "[load][json]") {
