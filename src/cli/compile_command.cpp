@@ -114,9 +114,10 @@ int run_compile(const std::vector<std::string>& args) {
     }
     const auto clashes = rules_file_clashes(inputs->config, owned);
     if (!clashes.empty()) {
+      // As every other refused input is printed: the file the entry is in, and the count.
       std::string text;
-      for (const auto& c : clashes) text += "error: " + c.str() + "\n";
-      std::cerr << text;
+      for (const auto& c : clashes) text += "error: " + vm["config"].as<std::string>() + ": " + c.str() + "\n";
+      std::cerr << text << clashes.size() << (clashes.size() == 1 ? " error" : " errors") << "; nothing was compiled\n";
       return json_output ? print_json_failure(optional_string(vm, "profile"), kExitInvalidInput, text)
                          : kExitInvalidInput;
     }
