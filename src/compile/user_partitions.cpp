@@ -74,7 +74,7 @@ const UserPartitions::UserBits& UserPartitions::members(const UserList& users) {
   auto [it, fresh] = members_.try_emplace(&users);
   if (fresh) {
     it->second.assign((m_.snapshot->users.size() + 63) / 64, 0);
-    for (std::size_t u : users) it->second[u / 64] |= std::uint64_t{1} << (u % 64);
+    users.mark(it->second);
   }
   return it->second;
 }
