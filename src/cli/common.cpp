@@ -27,7 +27,7 @@ std::optional<Inputs> load_inputs(const std::string& snapshot_path, const std::s
   }
   std::optional<Timestamp> at;
   if (now) {
-    at = parse_timestamp(*now);
+    at = parse_timestamp(*now, BeyondNanos::round_up);
     if (!at) {
       std::cerr << "error: --now " << quote(*now)
                 << " is not an RFC 3339 time with a zone (e.g. 2026-11-30T12:00:00Z)\n";

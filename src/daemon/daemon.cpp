@@ -210,8 +210,10 @@ void Daemon::run() {
             break;
           }
           if (next_expiry_ && !clock_.is_test_clock()) {
-            const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next_expiry_->seconds)) -
-                               std::chrono::system_clock::now();
+            const auto until =
+                std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                    std::chrono::seconds(next_expiry_->seconds) + std::chrono::nanoseconds(next_expiry_->nanos))) -
+                std::chrono::system_clock::now();
             wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(until), std::chrono::milliseconds(1), wait);
           }
         }
@@ -226,11 +228,12 @@ void Daemon::run() {
       waiters.swap(waiters_);
     }
     ReconcileOutcome outcome;
-    pass_started_s_ = clock_.now().seconds;
+    const Timestamp began = clock_.now();
+    pass_started_ns_ = began.seconds * 1'000'000'000 + began.nanos;
     struct PassEnd {
       std::atomic<std::int64_t>& started;
       ~PassEnd() { started = -1; }
-    } pass_end{pass_started_s_};
+    } pass_end{pass_started_ns_};
     try {
       outcome = reconcile_once(reasons);
     } catch (const std::exception& e) {

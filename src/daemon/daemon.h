@@ -222,8 +222,8 @@ class Daemon {
   /// Taken after mu_ where both are held; a write and its record are one step under it.
   std::mutex rules_files_mu_;
   std::map<std::string, WrittenFile> rules_files_written_;
-  /// When the running pass began (Timestamp seconds), -1 between passes.
-  std::atomic<std::int64_t> pass_started_s_{-1};
+  /// When the running pass began, in nanoseconds since 1970 (to 2262), -1 between passes.
+  std::atomic<std::int64_t> pass_started_ns_{-1};
 
   // The loop's own queue.
   std::mutex queue_mu_;

@@ -358,8 +358,9 @@ void Daemon::repair_replaced_rules_files() {
 }
 
 void Daemon::withdraw_if_stuck() {
-  const std::int64_t started = pass_started_s_.load();
-  if (started < 0) return;  // between passes the loop itself wakes at the expiry
+  const std::int64_t started_ns = pass_started_ns_.load();
+  if (started_ns < 0) return;  // between passes the loop itself wakes at the expiry
+  const Timestamp started{started_ns / 1'000'000'000, static_cast<std::int32_t>(started_ns % 1'000'000'000)};
   const Timestamp now = clock_.now();
   std::optional<Timestamp> upcoming;
   bool overdue = false;
@@ -369,8 +370,8 @@ void Daemon::withdraw_if_stuck() {
     for (const auto& [name, st] : profiles_) {
       // Past it by a second, and the pass running began before it: that pass decided with the
       // assignment still in force, and the loop has not started the one that would not.
-      if (st.valid_until && st.valid_until->seconds > started && now.seconds > st.valid_until->seconds &&
-          published->count(name))
+      if (st.valid_until && *st.valid_until > started &&
+          now >= Timestamp{st.valid_until->seconds + 1, st.valid_until->nanos} && published->count(name))
         overdue = true;
     }
     upcoming = next_expiry_;

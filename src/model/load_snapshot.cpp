@@ -60,7 +60,7 @@ class SnapshotValidator {
       top.error("version", "is required (1)");
     }
     if (auto g = top.string("generated_at", true)) {
-      if (auto t = parse_timestamp(*g)) {
+      if (auto t = parse_timestamp(*g, BeyondNanos::round_up)) {
         s.generated_at = *t;
       } else {
         top.error("generated_at", "not an RFC 3339 time with a zone: " + quote(*g));

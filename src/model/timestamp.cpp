@@ -22,7 +22,7 @@ bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 }  // namespace
 
-std::optional<Timestamp> parse_timestamp(std::string_view s) {
+std::optional<Timestamp> parse_timestamp(std::string_view s, BeyondNanos beyond) {
   int year, month, day, hour, minute, second;
   if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !read_digits(s, 5, 2, month) || s[7] != '-' ||
       !read_digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') || !read_digits(s, 11, 2, hour) || s[13] != ':' ||
@@ -33,10 +33,20 @@ std::optional<Timestamp> parse_timestamp(std::string_view s) {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
   if (day > kDays[month - 1] + (month == 2 && leap(year) ? 1 : 0)) return std::nullopt;
   std::size_t pos = 19;
+  std::int32_t nanos = 0;
+  bool finer_than_nanos = false;
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
     const std::size_t start = pos;
-    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
+    std::int32_t scale = 100'000'000;
+    for (; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos) {
+      if (scale > 0) {
+        nanos += (s[pos] - '0') * scale;
+        scale /= 10;
+      } else if (s[pos] != '0') {
+        finer_than_nanos = true;
+      }
+    }
     if (pos == start) return std::nullopt;
   }
   std::int64_t offset = 0;
@@ -61,7 +71,14 @@ std::optional<Timestamp> parse_timestamp(std::string_view s) {
   // reaches either end, so no decision changes.
   static const std::int64_t first = days_from_civil(0, 1, 1) * 86400,
                             last = days_from_civil(9999, 12, 31) * 86400 + 86399;
-  return Timestamp{std::clamp<std::int64_t>(days * 86400 + hour * 3600 + minute * 60 + second - offset, first, last)};
+  std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  if (finer_than_nanos && beyond == BeyondNanos::round_up && ++nanos == 1'000'000'000) {
+    nanos = 0;
+    ++seconds;
+  }
+  if (seconds < first) return Timestamp{first, 0};
+  if (seconds > last) return Timestamp{last, 0};
+  return Timestamp{seconds, nanos};
 }
 
 std::string format_timestamp(Timestamp t) {
@@ -83,10 +100,16 @@ std::string format_timestamp(Timestamp t) {
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld", static_cast<long long>(y), m, d,
                 static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
                 static_cast<long long>(rem % 60));
-  return buf;
+  std::string text = buf;
+  if (t.nanos > 0) {
+    std::snprintf(buf, sizeof buf, ".%09d", static_cast<int>(t.nanos));
+    text += buf;
+    text.erase(text.find_last_not_of('0') + 1);
+  }
+  return text + "Z";
 }
 
 }  // namespace tw

@@ -1170,6 +1170,28 @@ def expiry_triggers_recompile_with_test_clock(c: Ctx):
 
 
 @test
+def a_fractional_expiry_counts_until_its_fraction(c: Ctx):
+    # MODEL §2: an assignment stops counting at expires_at, fraction included. Before, the
+    # fraction was dropped and the assignment stopped counting up to a second early.
+    T = int(time.time()) + 86400 * 30
+    at = rfc3339(T)[:-1] + ".5Z"
+    d = c.daemon(snapshot=expiry_snapshot(at), clock=rfc3339(T)[:-1] + ".25Z").start()
+    d.wait_ready()
+    check(has_rule(d.rules().json(), "temp.steward", "invoices", "SELECT"),
+          "at T.25, before its expiry at T.5, temp.steward cannot select invoices")
+    eq(d.status()["next_expiry"], at, "status next_expiry keeps the fraction")
+    d.clock_path.write_text(rfc3339(T)[:-1] + ".5Z")
+    t0 = time.monotonic()
+    gone = False
+    while time.monotonic() - t0 < 2.0 and not gone:
+        doc = d.rules().json()
+        gone = not has_rule(doc, "temp.steward", "invoices", "SELECT") and not table_rules_with_user(doc, TEMP_USER_RE)
+        time.sleep(0.02)
+    check(gone, f"at T.5 the served rules still give temp.steward access:\n{d.log_tail(6)}")
+    eq(d.status()["next_expiry"], None, "next_expiry after the only expiry passed")
+
+
+@test
 def expiry_withdrawn_while_a_pass_hangs_on_its_source(c: Ctx):
     # Found by the audit: a source read that did not return (a FIFO put in the snapshot's place, a
     # hung mount) froze the loop, and an expired assignment stayed served indefinitely. A FIFO is

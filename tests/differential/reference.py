@@ -23,6 +23,18 @@ PRIVILEGES = ("SELECT", "INSERT", "UPDATE", "DELETE", "OWNERSHIP")
 WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "OWNERSHIP"})
 
 
+def instant(s: str, round_up: bool = False):
+    """An RFC 3339 time as (epoch seconds, nanoseconds): exact to the nanosecond, which datetime
+    (microseconds) is not. A finer fraction rounds an expiry down and a now (round_up) up."""
+    m = re.fullmatch(r"([^.]*?:[0-9]{2})(?:\.([0-9]+))?([Zz]|[+-][0-9]{2}:[0-9]{2})", s.strip())
+    whole = int(parse_time(m.group(1) + m.group(3)).timestamp())
+    digits = m.group(2) or ""
+    nanos = int((digits[:9]).ljust(9, "0"))
+    if round_up and digits[9:].strip("0"):
+        nanos += 1
+    return (whole + nanos // 1_000_000_000, nanos % 1_000_000_000)
+
+
 def pattern_matches(pattern_parts, name_parts) -> bool:
     """Each of the three parts is '*' or equal."""
     return len(pattern_parts) == 3 and len(name_parts) == 3 and all(
@@ -54,7 +66,7 @@ class Profile:
 class Reference:
     def __init__(self, snapshot: dict, now: str | None = None):
         self.snap = snapshot
-        self.now = parse_time(now or snapshot["generated_at"])
+        self.now = instant(now or snapshot["generated_at"], round_up=True)
         self.users = {u["name"]: u for u in snapshot["users"]}
         self.objects = {o["name"]: o for o in snapshot["objects"]}
         self.classes = {c["name"]: c for c in snapshot["classifications"]}
@@ -70,7 +82,7 @@ class Reference:
             if "user" not in a or a["user"] not in self.held:
                 continue
             exp = a.get("expires_at")
-            if exp is None or self.now < parse_time(exp):
+            if exp is None or self.now < instant(exp):
                 self.held[a["user"]].add(a["role"])
         self._eff = {}
 
@@ -534,7 +546,7 @@ def _ref_init_policies(self):
         if "group" not in a:
             continue
         exp = a.get("expires_at")
-        if exp is not None and not self.now < parse_time(exp):
+        if exp is not None and not self.now < instant(exp):
             continue
         for n in members.get(a["group"], []):
             self.any_roles[n].add(a["role"])

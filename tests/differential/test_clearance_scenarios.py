@@ -149,7 +149,8 @@ def scenarios():
 
     # --- expiry: an assignment stops counting at expires_at, whatever zone either time is written in ---
     for exp, cleared in (("2026-11-30T13:00:00+01:00", False), ("2026-11-30T06:30:00-05:30", False),
-                         ("2026-11-30T12:00:00.999Z", False), ("2026-11-30T13:00:01+01:00", True),
+                         ("2026-11-30T12:00:00.001Z", True), ("2026-11-30T11:59:59.999Z", False),
+                         ("2026-11-30T13:00:01+01:00", True),
                          ("2026-11-30T06:30:01-05:30", True)):
         S(f"an assignment expiring at {exp} against now 2026-11-30T12:00:00Z",
           [table("c.s.t", [col("id")], tags=["Conf"])],
@@ -160,7 +161,14 @@ def scenarios():
       ras=PEOPLE_ROLES + [{"role": "r2", "user": "bob", "expires_at": "2026-11-30T12:00:00Z"},
                           {"role": "r2", "user": "carol", "expires_at": "2026-11-30T12:00:01Z"}]).select(
         "c.s.t", ["id"], {"bob": False, "carol": True})
-    for now, cleared in (("2026-12-01T01:00:00+01:00", False), ("2026-12-01T00:59:59+01:00", True)):
+    for exp, cleared in (("2026-11-30T12:00:00.25Z", False), ("2026-11-30T12:00:00.5Z", False),
+                         ("2026-11-30T12:00:00.500000001Z", True), ("2026-11-30T13:00:00.75+01:00", True)):
+        S(f"an assignment expiring at {exp} against generated_at 2026-11-30T12:00:00.5Z",
+          [table("c.s.t", [col("id")], tags=["Conf"])], generated_at="2026-11-30T12:00:00.5Z",
+          ras=PEOPLE_ROLES + [{"role": "r2", "user": "bob", "expires_at": exp}]).select(
+            "c.s.t", ["id"], {"bob": cleared})
+    for now, cleared in (("2026-12-01T01:00:00+01:00", False), ("2026-12-01T00:59:59+01:00", True),
+                         ("2026-11-30T23:59:59.999999999Z", True), ("2026-12-01T00:00:00.000000001Z", False)):
         S(f"--now {now} against an expiry at 2026-12-01T00:00:00Z",
           [table("c.s.t", [col("id")], tags=["Conf"])], args=["--now", now],
           ras=PEOPLE_ROLES + [{"role": "r2", "user": "bob", "expires_at": "2026-12-01T00:00:00Z"}]).select(

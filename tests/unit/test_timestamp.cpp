@@ -60,13 +60,37 @@ TEST_CASE("offsets are applied", "[timestamp]") {
   CHECK(format_timestamp(*parse_timestamp("2026-03-01T00:00:00+23:59")) == "2026-02-28T00:01:00Z");
 }
 
-TEST_CASE("fractional seconds are accepted and truncated to the second", "[timestamp]") {
-  CHECK(secs("2026-11-30T12:00:00.5Z") == 1796040000);
-  CHECK(secs("2026-11-30T12:00:00.999999999Z") == 1796040000);
-  CHECK(secs("2026-11-30T13:00:00.123+01:00") == 1796040000);
-  CHECK(format_timestamp(*parse_timestamp("2026-11-30T12:00:00.75Z")) == "2026-11-30T12:00:00Z");
+TEST_CASE("fractional seconds are kept to the nanosecond", "[timestamp]") {
+  const auto half = parse_timestamp("2026-11-30T12:00:00.5Z");
+  REQUIRE(half);
+  CHECK(half->seconds == 1796040000);
+  CHECK(half->nanos == 500'000'000);
+  CHECK(parse_timestamp("2026-11-30T12:00:00.999999999Z")->nanos == 999'999'999);
+  CHECK(parse_timestamp("2026-11-30T13:00:00.123+01:00") == Timestamp{1796040000, 123'000'000});
+  CHECK(parse_timestamp("2026-11-30T12:00:00.000Z") == Timestamp{1796040000, 0});
+  // Ordered by the fraction within a second: an expiry at .5 is after a now at .0 and before .7.
+  CHECK(*parse_timestamp("2026-11-30T12:00:00Z") < *half);
+  CHECK(*half < *parse_timestamp("2026-11-30T12:00:00.7Z"));
+  CHECK(*parse_timestamp("2026-11-30T11:59:59.999Z") < *parse_timestamp("2026-11-30T12:00:00Z"));
+  // Printed back with the fraction, trailing zeros dropped; whole seconds print as before.
+  CHECK(format_timestamp(*parse_timestamp("2026-11-30T12:00:00.750Z")) == "2026-11-30T12:00:00.75Z");
+  CHECK(format_timestamp(*parse_timestamp("2026-11-30T12:00:00.000000001Z")) == "2026-11-30T12:00:00.000000001Z");
+  CHECK(format_timestamp(Timestamp{-1, 500'000'000}) == "1969-12-31T23:59:59.5Z");
+  for (const char* text : {"2026-11-30T12:00:00.5Z", "2026-11-30T12:00:00.000000001Z", "1969-12-31T23:59:59.25Z"}) {
+    CHECK(format_timestamp(*parse_timestamp(text)) == text);
+  }
   CHECK_FALSE(parse_timestamp("2026-11-30T12:00:00.Z"));
   CHECK_FALSE(parse_timestamp("2026-11-30T12:00:00,5Z"));
+}
+
+TEST_CASE("a fraction finer than a nanosecond rounds an expiry down and a now up", "[timestamp]") {
+  const char* text = "2026-11-30T12:00:00.0000000001Z";
+  CHECK(parse_timestamp(text) == Timestamp{1796040000, 0});
+  CHECK(parse_timestamp(text, tw::BeyondNanos::round_up) == Timestamp{1796040000, 1});
+  CHECK(parse_timestamp("2026-11-30T12:00:00.9999999990Z", tw::BeyondNanos::round_up) ==
+        Timestamp{1796040000, 999'999'999});
+  CHECK(parse_timestamp("2026-11-30T12:00:00.9999999999Z", tw::BeyondNanos::round_up) == Timestamp{1796040001, 0});
+  CHECK(parse_timestamp("2026-11-30T12:00:00.9999999999Z") == Timestamp{1796040000, 999'999'999});
 }
 
 TEST_CASE("leap years follow the Gregorian rules", "[timestamp]") {
