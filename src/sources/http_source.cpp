@@ -2,12 +2,19 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <random>
 #include <thread>
 
 namespace tw {
 namespace {
+
+std::string ascii_lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
 
 struct CurlGlobal {
   CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -22,14 +29,32 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   return size * n;
 }
 
+// What the response's header says of it: its ETag, and how its body's end is marked.
+struct ResponseHead {
+  std::string etag;
+  bool has_length = false;  ///< Content-Length
+  bool chunked = false;     ///< Transfer-Encoding: chunked
+};
+
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* etag = static_cast<std::string*>(user);
+  auto* head = static_cast<ResponseHead*>(user);
   std::string line(data, size * n);
-  if (line.size() > 5 && (line.rfind("ETag:", 0) == 0 || line.rfind("etag:", 0) == 0 || line.rfind("Etag:", 0) == 0)) {
-    std::string v = line.substr(5);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
-    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
-    *etag = v;
+  if (line.rfind("HTTP/", 0) == 0) {
+    *head = ResponseHead{};  // a new response (after a 100 Continue): only its own header counts
+    return size * n;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string::npos) return size * n;
+  const std::string name = ascii_lowercase(line.substr(0, colon));
+  std::string v = line.substr(colon + 1);
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.erase(v.begin());
+  while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ' || v.back() == '\t')) v.pop_back();
+  if (name == "etag") {
+    head->etag = v;
+  } else if (name == "content-length") {
+    head->has_length = true;
+  } else if (name == "transfer-encoding" && ascii_lowercase(v).find("chunked") != std::string::npos) {
+    head->chunked = true;
   }
   return size * n;
 }
@@ -105,7 +130,8 @@ SourceFetch HttpSource::fetch() {
       out.error = "libcurl could not start a request";
       continue;
     }
-    std::string body, etag;
+    std::string body;
+    ResponseHead head;
     struct curl_slist* headers = nullptr;
     if (!etag_.empty()) headers = curl_slist_append(headers, ("If-None-Match: " + etag_).c_str());
     if (!settings_.bearer_token.empty()) {
@@ -119,7 +145,7 @@ SourceFetch HttpSource::fetch() {
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &etag);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(settings_.timeout_ms));
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(settings_.timeout_ms, 5000)));
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
@@ -130,8 +156,9 @@ SourceFetch HttpSource::fetch() {
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, settings_.verify_tls ? 2L : 0L);
     if (!settings_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, settings_.ca_file.c_str());
     const CURLcode rc = curl_easy_perform(curl);
-    long status = 0;
+    long status = 0, http_version = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(curl, CURLINFO_HTTP_VERSION, &http_version);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
     if (rc != CURLE_OK) {
@@ -151,8 +178,20 @@ SourceFetch HttpSource::fetch() {
       out.error.clear();
       return out;
     }
+    // HTTP/1.x without Content-Length or chunking ends the body where the connection closes, so
+    // a connection cut short reads as the whole body; and a YAML snapshot cut before its last
+    // policies is itself valid. HTTP/2 and 3 mark the end of every stream.
+    const bool framed = head.has_length || head.chunked ||
+                        (http_version != CURL_HTTP_VERSION_1_0 && http_version != CURL_HTTP_VERSION_1_1);
+    if (status == 200 && !framed) {
+      out.error = "fetching " + redact_url(settings_.url) +
+                  " answered without Content-Length or chunked Transfer-Encoding: a connection cut short "
+                  "could not be told from the end of the snapshot, so it is refused; serve it with a "
+                  "Content-Length";
+      break;  // the server's framing will not change by retrying
+    }
     if (status == 200) {
-      etag_ = etag;
+      etag_ = head.etag;
       out.error.clear();
       if (last_content_.same_as_last(body)) {
         out.status = SourceFetch::Status::Unchanged;

@@ -930,7 +930,7 @@ class SnapshotServer:
     """A loopback HTTP server for `source: {url: ...}`; `delay` seconds before each answer."""
 
     def __init__(self, c: Ctx, text: str):
-        self.text, self.delay, self.hits = text, 0.0, 0
+        self.text, self.delay, self.hits, self.framed = text, 0.0, 0, True
         outer = self
 
         class H(BaseHTTPRequestHandler):
@@ -941,7 +941,11 @@ class SnapshotServer:
                 body = outer.text.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/yaml")
-                self.send_header("Content-Length", str(len(body)))
+                if outer.framed:
+                    self.send_header("Content-Length", str(len(body)))
+                else:  # the body ends where the connection closes (HTTP/1.0 style)
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 self.end_headers()
                 try:
                     self.wfile.write(body)
@@ -983,6 +987,36 @@ def webhook_url_source_changed_then_202_after_wait_timeout(c: Ctx):
     eq(r.json().get("accepted"), True, "202 body")
     c.note(f"202 after {took:.2f}s")
     srv.delay = 0
+
+
+@test
+def url_source_without_content_length_is_refused(c: Ctx):
+    # Audit 32 F1: a body that ends where the connection closes cannot be told from one cut short,
+    # and a YAML snapshot cut before its last policy (a deny) is itself valid. Such a response is
+    # refused, whatever it holds, and the last good policy stays.
+    srv = SnapshotServer(c, DEMO_SNAPSHOT)
+    d = c.daemon(snapshot=None, source={"url": srv.url, "timeout": "10s", "retries": 0}).start()
+    d.wait_ready()
+    before = d.rules().headers["etag"]
+    srv.framed = False
+    srv.text = changed_snapshot()
+    r = d.req("POST", "/v1/recompile", token=ADMIN)
+    eq(r.status, 422, "the recompile's answer: the source failed")
+    src = {}
+    for _ in range(100):
+        src = d.status()["source"]
+        if src.get("last_error"):
+            break
+        time.sleep(0.05)
+    check("Content-Length" in (src.get("last_error") or ""), f"source error names Content-Length: {src}")
+    eq(d.rules().headers["etag"], before, "the last good rules stay served")
+    srv.framed = True
+    r = d.req("POST", "/v1/recompile", token=ADMIN)
+    for _ in range(100):
+        if d.rules().headers["etag"] != before:
+            break
+        time.sleep(0.05)
+    check(d.rules().headers["etag"] != before, "with a Content-Length the same snapshot is taken")
 
 
 class EtagSnapshotServer:

@@ -193,8 +193,12 @@ def generate(seed: int, size: str = "small"):
         if r < 0.92:
             return fmt_time(now - _dt.timedelta(seconds=rng.randrange(1, 86400 * 60)))
         # boundary: exactly now (already expired: now < expires_at is false)
-        # or one second either side
-        return fmt_time(now + _dt.timedelta(seconds=rng.choice([-1, 0, 0, 1])))
+        # or one second either side, every other one a millisecond either side instead (a
+        # fraction counts: MODEL §2), drawn without another random number so models stay alike
+        delta = rng.choice([-1, 0, 0, 1])
+        if delta and len(assignments) % 2:
+            return (now + _dt.timedelta(milliseconds=delta)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return fmt_time(now + _dt.timedelta(seconds=delta))
 
     assignments = []
     for un in user_names:
