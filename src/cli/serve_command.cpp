@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <future>
@@ -113,6 +115,16 @@ environment, 16 bytes or more each):
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitOutputFailed;  // cannot start: every publish would fail and everyone stay refused
+  }
+  if (struct stat st{}; ::stat(settings.state_dir.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    // What is in state_dir is served after a restart: whoever may write there may widen access.
+    log::warn("state_dir_writable_by_others",
+              {{"state_dir", settings.state_dir},
+               {"mode", std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+                            std::to_string(st.st_mode & 7)},
+               {"hint",
+                "anyone who may write to state_dir can plant an artifact that a restart serves: "
+                "chmod go-w it, or point state_dir at a directory of the daemon's account alone"}});
   }
   daemon.restore_state();  // last good artifacts are served before anything else happens
   nlohmann::json ports = nlohmann::json::object();

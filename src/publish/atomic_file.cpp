@@ -21,6 +21,23 @@ namespace {
 
 }  // namespace
 
+void create_directories_0755(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::path built;
+  for (const auto& part : fs::path(dir)) {
+    built /= part;
+    if (part.empty() || part == "." || part == ".." || part == built.root_path()) continue;
+    if (::mkdir(built.c_str(), 0755) == 0) {
+      ::chmod(built.c_str(), 0755);  // mkdir applies the umask; chmod does not
+    } else if (errno != EEXIST) {
+      throw std::runtime_error("cannot create directory " + built.string() + ": " + std::strerror(errno));
+    }
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error("cannot create directory " + dir + ": a file of that name is in the way");
+}
+
 StagedFile::StagedFile(std::string path_in, std::string_view content) : path_(std::move(path_in)) {
   const std::string& path = path_;
   namespace fs = std::filesystem;
@@ -30,11 +47,11 @@ StagedFile::StagedFile(std::string path_in, std::string_view content) : path_(st
   // after the files staged before it were.
   if (struct stat st{}; ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw std::runtime_error("cannot write " + path + ": it is a directory (the previous files are unchanged)");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec)
-    throw std::runtime_error("cannot write " + path + ": cannot create directory " + dir.string() + ": " +
-                             ec.message() + " (the previous file, if any, is unchanged)");
+  try {
+    create_directories_0755(dir.string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot write " + path + ": " + e.what() + " (the previous file, if any, is unchanged)");
+  }
 
   std::string tmp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   int fd = ::mkstemp(tmp.data());

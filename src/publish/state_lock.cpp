@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "tagwarden/publish/atomic_file.h"
+
 namespace tw {
 
 namespace {
@@ -25,8 +27,11 @@ std::string holder_pid(int fd) {
 
 StateDirLock::StateDirLock(const std::string& state_dir) {
   const std::string path = (std::filesystem::path(state_dir) / "serve.lock").string();
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
+  try {
+    create_directories_0755(state_dir);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("state_dir " + state_dir + ": " + e.what());
+  }
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw std::runtime_error("state_dir " + state_dir + ": cannot open " + path + ": " + std::strerror(errno));

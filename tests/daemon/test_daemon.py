@@ -1019,6 +1019,30 @@ def url_source_without_content_length_is_refused(c: Ctx):
     check(d.rules().headers["etag"] != before, "with a Content-Length the same snapshot is taken")
 
 
+@test
+def directories_the_daemon_creates_are_0755_whatever_the_umask(c: Ctx):
+    # Audit 32 F3: under umask 000 the directories made in state_dir were 0777, and anyone could
+    # plant an artifact (with its meta.json) that a restart served. Files were already 0644.
+    d = c.daemon()
+    d.state_dir = d.tmp / "made" / "state"
+    d.write_config()
+    old = os.umask(0)
+    try:
+        d.start()
+    finally:
+        os.umask(old)
+    d.wait_ready()
+    for path in (d.tmp / "made", d.state_dir, d.state_dir / "profiles", d.state_dir / "profiles" / PROFILE):
+        eq(oct(path.stat().st_mode & 0o777), oct(0o755), f"mode of {path}")
+    check(not any(e.get("event") == "state_dir_writable_by_others" for e in d.events()), "no warning for 0755")
+    d.stop()
+    d.state_dir.chmod(0o777)
+    d.start()
+    d.wait_ready()
+    warned = [e for e in d.events() if e.get("event") == "state_dir_writable_by_others"]
+    check(warned and warned[0].get("mode") == "777", f"a state_dir others may write is named in a warning: {warned}")
+
+
 class EtagSnapshotServer:
     """A URL source that honours If-None-Match, can fail N times with 503, and records request headers."""
 

@@ -7,6 +7,11 @@
 
 namespace tw {
 
+/// Creates the missing directories of `dir` with mode 0755 whatever the umask (as files are
+/// written 0644): under umask 000 they were 0777, and anyone could plant a served artifact
+/// there. Directories that exist keep their mode. Throws std::runtime_error naming `dir`.
+void create_directories_0755(const std::string& dir);
+
 /// Temp file in the same directory, write, fsync, rename over `path`, fsync the
 /// directory. Creates missing parent directories. Throws std::runtime_error
 /// naming the path and the system error.
