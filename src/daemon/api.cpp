@@ -205,6 +205,7 @@ Api::Api(Daemon& daemon, boost::asio::io_context& io)
     : daemon_(daemon),
       io_(io),
       settings_(daemon.settings()),
+      large_bodies_(std::make_shared<http::BodyBudget>(std::max(kOpaMaxBody, settings_.webhook_max_body))),
       validate_worker_(std::make_unique<Worker>(2)),
       explain_worker_(std::make_unique<Worker>(8)) {
   if (!settings_.webhook_secret.empty()) verifier_ = std::make_unique<WebhookVerifier>(settings_.webhook_secret);
@@ -226,6 +227,14 @@ http::ListenerOptions Api::listener_options() const {
     return refuse(h, listener == "rules", nullptr);
   };
   options.max_connections = settings_.server.max_connections;
+  // Open to anyone who reaches the port, and read whole before they are judged: an OPA batch
+  // (parsed, it takes about 20 times its size) and a webhook (its signature covers the body).
+  // Bodies over 64 KiB of these share 16 MiB; a validate needs a token before its body is read.
+  options.budget = large_bodies_;
+  options.budgeted = [](const http::bhttp::request_header<>& h) {
+    const std::string path = path_of(std::string(h.target()));
+    return path == "/v1/webhook" || opa_path(path).has_value();
+  };
   return options;
 }
 

@@ -61,7 +61,10 @@ class Api {
 
   mutable std::mutex opa_counts_mu_;
   std::map<std::string, std::uint64_t> opa_counts_;  ///< labels -> requests
-  std::unique_ptr<Worker> validate_worker_;          ///< one validate at a time, two waiting; more get 503
+  /// Large bodies of the open endpoints (OPA batches, webhooks) held at once: 16 MiB in all (or
+  /// webhook.max_body_bytes, when larger).
+  std::shared_ptr<http::BodyBudget> large_bodies_;
+  std::unique_ptr<Worker> validate_worker_;  ///< one validate at a time, two waiting; more get 503
   std::unique_ptr<Worker> explain_worker_;
 };
 

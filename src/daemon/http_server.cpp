@@ -39,7 +39,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!ec) remote_ = ep.address().to_string();
   }
 
-  ~Session() { end_waiting(); }
+  ~Session() {
+    end_waiting();
+    give_back_body();
+  }
 
   void start() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
@@ -105,6 +108,24 @@ class Session : public std::enable_shared_from_this<Session> {
       drain_ = true;  // let the client finish sending, so it can read the 413
       return write(make_response(413, R"({"error":"request body too large"})"));
     }
+    if (options_.budget && options_.budgeted && options_.budgeted(header)) {
+      const std::size_t body = static_cast<std::size_t>(parser_->content_length().value_or(limit));
+      if (body > options_.unbudgeted_body) {
+        if (!options_.budget->take(body)) {
+          end_waiting();
+          keep_alive_ = false;
+          drain_ = true;
+          drain_limit_ = kRefusedDrainBytes;
+          drain_deadline_ = std::chrono::seconds(2);
+          log_budget_refusal();
+          Response res = make_response(503, R"({"error":"too many large request bodies at once; retry in a second"})");
+          res.set(bhttp::field::retry_after, "1");
+          res.version(version_);
+          return write(std::move(res));
+        }
+        budgeted_bytes_ = body;
+      }
+    }
     parser_->body_limit(limit);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->on_body(ec2); });
@@ -139,8 +160,32 @@ class Session : public std::enable_shared_from_this<Session> {
     write(std::move(res));
   }
 
+  void give_back_body() {
+    if (budgeted_bytes_ != 0) options_.budget->give_back(std::exchange(budgeted_bytes_, 0));
+  }
+
+  // At most one line every 10 s: a flood of large bodies would otherwise flood the log.
+  static void log_budget_refusal() {
+    static std::atomic<std::int64_t> last{0};
+    static std::atomic<std::uint64_t> refused{0};
+    ++refused;
+    const std::int64_t now = steady_seconds();
+    std::int64_t before = last.load();
+    if (now - before < 10 || !last.compare_exchange_strong(before, now)) return;
+    log::warn("large_bodies_refused",
+              {{"refused_total", refused.load()},
+               {"hint",
+                "requests with large bodies came faster than they were answered; each was refused with "
+                "503 (Trino refuses that query). If this is not a flood, Trino's batches are larger than "
+                "expected: narrow the listing, or ask the maintainers to raise the budget"}});
+  }
+
   void on_body(beast::error_code ec) {
     end_waiting();
+    struct GiveBackAtEnd {
+      Session& s;
+      ~GiveBackAtEnd() { s.give_back_body(); }
+    } give_back_at_end{*this};
     if (ec == bhttp::error::body_limit) {
       keep_alive_ = false;
       drain_ = true;
@@ -237,6 +282,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<std::chrono::seconds> drain_deadline_;
   std::vector<char> drain_buffer_;
   std::size_t drained_ = 0;
+  std::size_t budgeted_bytes_ = 0;  ///< held from options_.budget until the body is answered
 };
 
 }  // namespace
@@ -285,6 +331,18 @@ asio::ip::tcp::endpoint parse_endpoint(const std::string& host_port) {
   auto address = asio::ip::make_address(host.empty() ? "0.0.0.0" : host, ec);
   if (ec) throw std::invalid_argument("listen address \"" + host_port + "\": " + ec.message());
   return {address, static_cast<unsigned short>(port)};
+}
+
+bool BodyBudget::take(std::size_t bytes) {
+  std::lock_guard lock(mu_);
+  if (bytes > left_) return false;
+  left_ -= bytes;
+  return true;
+}
+
+void BodyBudget::give_back(std::size_t bytes) {
+  std::lock_guard lock(mu_);
+  left_ += bytes;
 }
 
 Listener::Listener(asio::io_context& io, const std::string& host_port, std::string name, Handler handler,

@@ -44,11 +44,35 @@ using BodyLimit = std::function<std::size_t(const bhttp::request_header<>&)>;
 /// connection is closed: an unauthenticated client cannot make the server buffer a body.
 using Gate = std::function<std::optional<Response>(const bhttp::request_header<>&, const std::string& listener)>;
 
+/// Bytes of large request bodies that may be held at once, across listeners. Parsed as JSON a
+/// body takes many times its size (a list of short strings about 20 times), so open endpoints
+/// that take large bodies must not hold many at once: enough of them exhausted the daemon's memory.
+class BodyBudget {
+ public:
+  explicit BodyBudget(std::size_t bytes) : left_(bytes) {}
+  /// False when fewer than `bytes` are left.
+  bool take(std::size_t bytes);
+  void give_back(std::size_t bytes);
+
+ private:
+  std::mutex mu_;
+  std::size_t left_;
+};
+
+/// Whether a request's body is held against the BodyBudget (when over the unbudgeted size).
+using Budgeted = std::function<bool(const bhttp::request_header<>&)>;
+
 /// What a listener applies to every connection and request.
 struct ListenerOptions {
   BodyLimit limit;                    ///< required
   Gate gate;                          ///< optional
   std::size_t max_connections = 512;  ///< open connections at once; see Listener for what happens at the cap
+  /// Optional: bodies of requests `budgeted` says so of, over `unbudgeted_body` bytes (as
+  /// announced, or the path's limit when chunked), hold their size from `budget` until answered;
+  /// when it is spent they are refused with 503 and Retry-After before a byte of them is read.
+  std::shared_ptr<BodyBudget> budget;
+  Budgeted budgeted;
+  std::size_t unbudgeted_body = 64 * 1024;
 };
 
 /// The connections of a listener that are waiting for a request (its header or its body), oldest
