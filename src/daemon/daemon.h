@@ -161,6 +161,9 @@ class Daemon {
                                 std::optional<Timestamp> valid_until, std::chrono::steady_clock::time_point pass_start);
   void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until,
                std::shared_ptr<const trino::OpaDecider> opa, std::chrono::steady_clock::time_point pass_start);
+  /// A served artifact that state_dir does not hold: logged, counted, reported; the next pass retries.
+  void note_state_not_stored(const Profile& profile, const StoredArtifact& stored, const std::string& error,
+                             nlohmann::json& entry);
   /// After the artifact is served: its bytes into state_dir; a failure is recorded (state_behind).
   void store_bytes(const Profile& profile, const StoredArtifact& stored, nlohmann::json& entry);
   /// After every pass, whatever it could compile: stops serving every artifact whose

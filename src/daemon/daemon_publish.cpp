@@ -172,9 +172,15 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
       try {
         store_.save_meta(profile.name, meta);
       } catch (const std::exception& e) {
-        entry["status"] = "failed";
-        entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
-        return;
+        // The stored validity would be another compile's: a restart must not go by it.
+        try {
+          store_.forget(profile.name);
+        } catch (const std::exception&) {
+          entry["status"] = "failed";
+          entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
+          return;
+        }
+        note_state_not_stored(profile, meta, e.what(), entry);
       }
       record_valid_until();
     }
@@ -189,6 +195,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
   pa->artifact = std::move(artifact);
   pa->opa = std::move(opa);
   const StoredArtifact stored{pa->artifact, pa->version, pa->published_at, valid_until_text, settings};
+  std::string meta_error;
   try {
     // A restart must never serve something older than what Trino saw. The metadata of this
     // version (its digest) is stored before it is served; its bytes (44 MB at M, 1 GB at L)
@@ -196,9 +203,19 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     // digest and serves deny-all until its first good compile (StateStore::load).
     store_.save_meta(profile.name, stored);
   } catch (const std::exception& e) {
-    entry["status"] = "failed";
-    entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
-    return;
+    // A full or failing state_dir must not keep the last artifact served: that would hold back a
+    // revocation for as long as the disk stays full. With the stored state removed (which needs no
+    // space), a restart serves deny-all rather than anything older, and this one is served.
+    try {
+      store_.forget(profile.name);
+    } catch (const std::exception& e2) {
+      entry["status"] = "failed";
+      entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what() +
+                                               "; and its older stored state could not be removed (" + e2.what() +
+                                               "), so the last artifact stays served"});
+      return;
+    }
+    meta_error = e.what();
   }
   // A rules_file that cannot be written must not hold back what HTTP and OPA serve: that would keep
   // a revocation from every Trino. Its failure is reported (holds_served false, /readyz degraded)
@@ -242,7 +259,11 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     }
   }
   record_valid_until();
-  store_bytes(profile, stored, entry);
+  if (meta_error.empty()) {
+    store_bytes(profile, stored, entry);
+  } else {
+    note_state_not_stored(profile, stored, meta_error, entry);
+  }
   entry["status"] = "ok";
   entry["changed"] = !same;
   entry["version"] = pa->version;
@@ -261,11 +282,20 @@ void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, n
     behind = true;
     error = e.what();
   }
-  std::lock_guard lock(mu_);
-  profiles_[profile.name].state_behind = behind;
-  if (!behind) return;
+  if (!behind) {
+    std::lock_guard lock(mu_);
+    profiles_[profile.name].state_behind = false;
+    return;
+  }
   // Served, and in force: what a restart would serve instead is older, so it serves deny-all
   // (the stored digest no longer matches). The next pass stores the bytes again.
+  note_state_not_stored(profile, stored, error, entry);
+}
+
+void Daemon::note_state_not_stored(const Profile& profile, const StoredArtifact& stored, const std::string& error,
+                                   nlohmann::json& entry) {
+  std::lock_guard lock(mu_);
+  profiles_[profile.name].state_behind = true;
   counters_["tagwarden_state_write_failures_total{profile=\"" + profile.name + "\"}"]++;
   entry["state_error"] = "storing the served artifact in state_dir failed: " + error +
                          "; a restart serves deny-all until its first good compile; the next pass retries";

@@ -1,5 +1,11 @@
 #include "tagwarden/publish/state_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -60,6 +66,22 @@ void StateStore::save_meta(const std::string& profile, const StoredArtifact& s) 
   if (s.valid_until) meta["valid_until"] = *s.valid_until;
   if (!s.settings.empty()) meta["profile_settings"] = s.settings;
   write_file_atomically((base / "meta.json").string(), meta.dump(1) + "\n");
+}
+
+void StateStore::forget(const std::string& profile) const {
+  const auto base = std::filesystem::path(dir_) / "profiles" / profile;
+  const auto meta = base / "meta.json";
+  if (::unlink(meta.c_str()) != 0 && errno != ENOENT)
+    throw std::runtime_error("cannot remove " + meta.string() + ": " + std::strerror(errno));
+  const int dir = ::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    if (errno == ENOENT) return;
+    throw std::runtime_error("cannot open " + base.string() + ": " + std::strerror(errno));
+  }
+  const int synced = ::fsync(dir);
+  const int saved = errno;
+  ::close(dir);
+  if (synced != 0) throw std::runtime_error("cannot sync " + base.string() + ": " + std::strerror(saved));
 }
 
 void StateStore::check_writable() const {

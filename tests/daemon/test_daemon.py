@@ -1043,6 +1043,58 @@ def directories_the_daemon_creates_are_0755_whatever_the_umask(c: Ctx):
     check(warned and warned[0].get("mode") == "777", f"a state_dir others may write is named in a warning: {warned}")
 
 
+@test
+def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
+    # Audit 32 F4: with state_dir full, the metadata write failed and the last artifact stayed
+    # served, a revocation held back for as long as the disk stayed full. Now the stored state is
+    # removed (which needs no space), the new artifact is served, and a restart serves deny-all
+    # until its first good compile rather than anything older.
+    mnt = c.tmp / "mnt"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        c.note("SKIPPED: cannot mount a tmpfs here (not root?)")
+        return
+    try:
+        d = c.daemon()
+        d.state_dir = mnt / "state"
+        d.write_config()
+        d.start()
+        d.wait_ready()
+        meta = d.state_dir / "profiles" / PROFILE / "meta.json"
+        check(meta.exists(), "meta.json stored")
+        before = d.rules().headers["etag"]
+        fd = os.open(mnt / "fill", os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        d.snapshot_path.write_text(changed_snapshot())
+        r = d.recompile()
+        eq(r.status, 200, f"the recompile while state_dir is full: {r}")
+        entry = r.json()["profiles"][0]
+        check("state_dir" in (entry.get("state_error") or ""), f"state_error reported: {entry}")
+        after = d.rules().headers["etag"]
+        check(after != before, "the new policy is served while state_dir is full")
+        check(not meta.exists(), "the older stored state was removed")
+        check(any(e.get("event") == "state_not_stored" for e in d.events()), "state_not_stored logged")
+        d.stop()
+        d.start()
+        d.wait_ready()
+        eq(d.rules().headers["etag"], after, "after a restart on the full disk, the new policy again")
+        (mnt / "fill").unlink()
+        r = d.recompile()
+        eq(r.status, 200, "recompile once space is back")
+        check(meta.exists() and "state_error" not in r.json()["profiles"][0],
+              f"once space is back the state is stored again: {r.json()['profiles'][0]}")
+        d.stop()
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
 class EtagSnapshotServer:
     """A URL source that honours If-None-Match, can fail N times with 503, and records request headers."""
 

@@ -32,6 +32,10 @@ class StateStore {
   /// refuses them, so no restart serves an artifact older than the last one served.
   /// Throws std::runtime_error on I/O failure.
   void save_meta(const std::string& profile, const StoredArtifact& stored) const;
+  /// Removes the profile's metadata (and syncs its folder), so that load() finds no state and a
+  /// restart serves deny-all: removing needs no free space where writing it again does.
+  /// Nothing stored is not an error. Throws std::runtime_error on I/O failure.
+  void forget(const std::string& profile) const;
   /// The artifact's bytes, atomically, under the file name its metadata gives.
   void save_bytes(const std::string& profile, const StoredArtifact& stored) const;
   /// Writes and removes a probe file under the folder (made if missing), as a publish would: a
