@@ -297,7 +297,8 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       outcome.source_error = fetch.error;
       log::error("source_failed", {{"source", src->describe()}, {"error", fetch.error}, {"attempts", fetch.attempts}});
     } else {
-      source_last_ok_at_ = at;
+      // last_ok_at: the source's last answer that holds a valid snapshot, so a monitor can read
+      // it as "the snapshot in force is this fresh" (audit 32 F5: a refused one moved it too).
       outcome.source = fetch.status == SourceFetch::Status::Changed ? "changed" : "unchanged";
       // Unchanged content that was invalid is still invalid, and the pass says so (a caller
       // waiting on it must not read success); anything else recovered.
@@ -306,6 +307,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
           outcome.snapshot_errors = snapshot_errors_;
         } else {
           source_last_error_.clear();
+          source_last_ok_at_ = at;
         }
       }
     }
@@ -336,6 +338,7 @@ ReconcileOutcome Daemon::reconcile_once(std::vector<std::string> reasons) {
       snapshot_ = std::move(loaded.snapshot);
       snapshot = snapshot_;
       source_last_error_.clear();
+      source_last_ok_at_ = at;
       snapshot_invalid_ = false;
       snapshot_errors_.clear();
     }

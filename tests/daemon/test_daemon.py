@@ -1095,6 +1095,28 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+@test
+def source_last_ok_at_moves_only_with_a_valid_snapshot(c: Ctx):
+    # Audit 32 F5: a fetch whose snapshot was refused moved last_ok_at too, so a monitor reading
+    # it as "the snapshot in force is this fresh" was misled.
+    d = c.daemon().start()
+    d.wait_ready()
+    ok_at = d.status()["source"]["last_ok_at"]
+    check(ok_at, "last_ok_at after the first good snapshot")
+    time.sleep(1.1)  # another second: status times carried whole seconds before
+    d.snapshot_path.write_text(bad_reference_snapshot())
+    eq(d.recompile().status, 422, "recompile of a refused snapshot")
+    src = d.status()["source"]
+    eq(src["last_ok_at"], ok_at, "last_ok_at after a refused snapshot")
+    check(src["last_error_at"] and src["last_error"], f"the refusal is in last_error: {src}")
+    eq(d.recompile().status, 422, "the same refused snapshot again (unchanged)")
+    eq(d.status()["source"]["last_ok_at"], ok_at, "last_ok_at after the unchanged refused snapshot")
+    d.snapshot_path.write_text(DEMO_SNAPSHOT)
+    eq(d.recompile().status, 200, "recompile of a good snapshot")
+    src = d.status()["source"]
+    check(src["last_ok_at"] != ok_at and not src["last_error"], f"a good snapshot moves last_ok_at: {src}")
+
+
 class EtagSnapshotServer:
     """A URL source that honours If-None-Match, can fail N times with 503, and records request headers."""
 
