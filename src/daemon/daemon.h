@@ -76,9 +76,10 @@ class Daemon {
   struct WrittenFile {
     std::uint64_t device = 0, inode = 0;
     std::int64_t size = 0, mtime_ns = 0;
+    std::uint32_t mode = 0;  ///< permission bits: a chmod 600 keeps Trino (another account) from reading it
     std::shared_ptr<const std::string> bytes;
     bool same_file(const WrittenFile& o) const {
-      return device == o.device && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns;
+      return device == o.device && inode == o.inode && size == o.size && mtime_ns == o.mtime_ns && mode == o.mode;
     }
   };
   void run();

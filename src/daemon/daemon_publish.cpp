@@ -317,6 +317,7 @@ void identify(const struct stat& st, Daemon::WrittenFile& file) {
   file.inode = static_cast<std::uint64_t>(st.st_ino);
   file.size = static_cast<std::int64_t>(st.st_size);
   file.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  file.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
 }
 
 }  // namespace

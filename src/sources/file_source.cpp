@@ -63,8 +63,11 @@ FileSource::FileSource(std::string path) : path_(std::move(path)) {}
 std::string FileSource::stamp() const {
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0) return "missing:" + std::string(std::strerror(errno));
+  // ctime too: a file made readable by chmod alone (its mtime unchanged) is read again at once,
+  // not at the next reconcile_interval (audit 32 F6).
   return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec);
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+         std::to_string(st.st_ctim.tv_nsec);
 }
 
 bool FileSource::maybe_changed() { return stamp() != last_stamp_; }

@@ -5,7 +5,7 @@
 namespace tw {
 
 /// Reads a local file; change is detected by content, and cheaply
-/// watched by inode, size and mtime.
+/// watched by inode, size, mtime and ctime (a chmod).
 class FileSource : public SnapshotSource {
  public:
   explicit FileSource(std::string path);

@@ -1418,6 +1418,34 @@ def with_rules_file(d: Daemon, path: Path) -> None:
     d.write_config(cfg.replace(old, f"{old}    rules_file: {json.dumps(str(path))}\n", 1))
 
 
+@test
+def a_chmod_is_noticed_on_the_source_and_the_rules_file(c: Ctx):
+    # Audit 32 F6: a source made readable by chmod alone was read again only at the next
+    # reconcile_interval. F7: a rules_file whose mode something else changed (chmod 600: Trino,
+    # another account, can no longer read it) was left so.
+    rules_file = c.tmp / "out" / "trino_main.rules.json"
+    d = c.daemon(reconcile_interval="1h")
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    eq(oct(rules_file.stat().st_mode & 0o777), oct(0o644), "the rules_file is written 0644")
+    mark = d.log_size()
+    d.snapshot_path.chmod(0o640)
+    deadline = time.monotonic() + 5
+    evs = []
+    while time.monotonic() < deadline and not evs:
+        evs = [e for e in d.reconciled_events(since=mark) if "source_changed" in e.get("reasons", [])]
+        time.sleep(0.05)
+    check(evs, f"a chmod of the source starts a pass (source_changed):\n{d.log_tail(5)}")
+    rules_file.chmod(0o600)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and rules_file.stat().st_mode & 0o777 != 0o644:
+        time.sleep(0.05)
+    eq(oct(rules_file.stat().st_mode & 0o777), oct(0o644), "the rules_file's mode is put back")
+    eq(rules_file.read_bytes(), d.rules().body, "and it holds the served rules")
+    check(any(e.get("event") == "rules_file_replaced" for e in d.events(since=mark)), "rules_file_replaced logged")
+
+
 SR_PROFILE = "  - name: sr_main\n    engine: starrocks\n    catalogs: [demo_warehouse]\n"
 
 
