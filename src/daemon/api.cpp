@@ -1,5 +1,6 @@
 #include "api.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -150,6 +151,36 @@ const std::string kOpaServed = "decisions";
 
 // A batch names every table of a schema or every column of a table: far more than a rules poll.
 constexpr std::size_t kOpaMaxBody = 16 * 1024 * 1024;
+
+// Trino sends every key once. A body with a key twice is refused, not read by its last
+// occurrence: a proxy in front that read the first "user" would log one identity while the
+// decision went to another (audit 32 F8). The snapshot loaders refuse duplicates too.
+json parse_without_duplicate_keys(const std::string& body, std::string& duplicate) {
+  std::vector<std::vector<std::string>> keys;  // of each object open at this point; objects have few
+  return json::parse(body, [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        keys.emplace_back();
+        break;
+      case json::parse_event_t::key: {
+        auto& mine = keys.back();
+        const auto& key = parsed.get_ref<const std::string&>();
+        if (std::find(mine.begin(), mine.end(), key) != mine.end()) {
+          if (duplicate.empty()) duplicate = key;
+        } else {
+          mine.push_back(key);
+        }
+        break;
+      }
+      case json::parse_event_t::object_end:
+        keys.pop_back();
+        break;
+      default:
+        break;
+    }
+    return true;
+  });
+}
 
 }  // namespace
 
@@ -356,11 +387,16 @@ http::Response Api::opa_decision(const http::Exchange& ex, const std::string& pr
                                    "\": use allow, batch, row-filters, column-mask or batch-column-masks");
   }
   json body;
+  std::string duplicate;
   try {
-    body = json::parse(ex.request.body());
+    body = parse_without_duplicate_keys(ex.request.body(), duplicate);
   } catch (const json::parse_error& e) {
     count_opa(profile, name, "bad_request");
     return error_response(400, std::string("the body is not JSON: ") + e.what());
+  }
+  if (!duplicate.empty()) {
+    count_opa(profile, name, "bad_request");
+    return error_response(400, "the body has the key \"" + duplicate + "\" twice in one object: send each once");
   }
   auto published = daemon_.published(profile);
   const bool ready = published && published->opa;

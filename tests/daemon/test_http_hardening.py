@@ -236,6 +236,23 @@ def large_open_bodies_share_a_budget(c: Ctx):
 
 
 @test
+def an_opa_body_with_a_key_twice_is_refused(c: Ctx):
+    # Audit 32 F8: {"user": "a", "user": "b"} was read as "b"; a proxy reading the first would
+    # log another identity than the one decided for.
+    d = c.daemon().start()
+    d.wait_ready()
+    allow = f"/v1/profiles/{T.PROFILE}/trino-opa/allow"
+    one = '{"input":{"context":{"identity":{"user":"ana","groups":[]}},"action":{"operation":"ExecuteQuery"}}}'
+    eq(d.req("POST", allow, one.encode()).status, 200, "a request with each key once")
+    two = one.replace('"user":"ana"', '"user":"ana","user":"farid.haddad"')
+    r = d.req("POST", allow, two.encode())
+    eq(r.status, 400, f"the same with user twice: {r}")
+    check(b"twice" in r.body and b"user" in r.body, f"the refusal names the key: {r.body!r}")
+    nested = one.replace('"operation":"ExecuteQuery"', '"operation":"ExecuteQuery","operation":"ExecuteQuery"')
+    eq(d.req("POST", allow, nested.encode()).status, 400, "a key twice deeper in the body")
+
+
+@test
 def validate_body_limit_default_and_configured(c: Ctx):
     d = c.daemon().start()
     d.wait_ready()
