@@ -196,6 +196,10 @@ def unauthorized_requests_are_answered_before_the_body(c: Ctx):
         got = raw_exchange(d.port, f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 50000\r\n\r\n".encode(),
                            wait=3, until=b"\r\n\r\n")
         check(b" 401 " in got.split(b"\r\n")[0], f"{method} {path} without a token, body not sent: {got[:200]!r}")
+    # a webhook without the signature's headers (audit 32: it waited for the body)
+    got = raw_exchange(d.port, b"POST /v1/webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n", wait=3,
+                       until=b"\r\n\r\n")
+    check(b" 401 " in got.split(b"\r\n")[0], f"POST /v1/webhook without signature headers, body not sent: {got[:200]!r}")
     # an ordinary client sending a small body still reads its 401
     r = d.req("POST", "/v1/validate", b"v" * 100_000)
     eq(r.status, 401, "validate without a token, 100 KB body")
@@ -213,9 +217,10 @@ def large_open_bodies_share_a_budget(c: Ctx):
     holder = socket.create_connection(("127.0.0.1", d.port), timeout=5)
     holder.sendall(f"POST {allow} HTTP/1.1\r\nHost: x\r\nContent-Length: {12 << 20}\r\n\r\n".encode() + b"{" * 1000)
     time.sleep(0.3)
+    signed = "X-Tagwarden-Signature: sha256=00\r\nX-Tagwarden-Timestamp: 1\r\n"  # checked once read
     for path, size in ((allow, 8 << 20), ("/v1/webhook", 8 << 20)):
-        got = raw_exchange(d.port, f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n".encode(),
-                           wait=3, until=b"\r\n\r\n")
+        got = raw_exchange(d.port, f"POST {path} HTTP/1.1\r\nHost: x\r\n{signed}Content-Length: {size}\r\n\r\n"
+                           .encode(), wait=3, until=b"\r\n\r\n")
         check(b" 503 " in got.split(b"\r\n")[0] and b"retry-after: 1" in got.lower(),
               f"{path} announcing {size} bytes while 12 MiB are held: wanted 503 with Retry-After, got {got[:300]!r}")
     small = json.dumps({"input": {"context": {"identity": {"user": "ana", "groups": []}},
