@@ -151,7 +151,9 @@ SourceFetch HttpSource::fetch() {
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+    // No Accept-Encoding: libcurl takes a compressed stream that ends without its last block (a
+    // server that gave up halfway) as a whole body, and a YAML snapshot cut short may be valid.
+    // A body sent compressed anyway is not decoded, and refused as not a snapshot.
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, settings_.verify_tls ? 1L : 0L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, settings_.verify_tls ? 2L : 0L);
     if (!settings_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, settings_.ca_file.c_str());
