@@ -127,6 +127,15 @@ environment, 16 bytes or more each):
                 "chmod go-w it, or point state_dir at a directory of the daemon's account alone"}});
   }
   daemon.restore_state();  // last good artifacts are served before anything else happens
+  // After the restore, which trusts nothing in a folder others may write: from now on they may not.
+  if (const auto repaired = StateStore(settings.state_dir).repair_modes(); !repaired.empty()) {
+    log::warn("state_dir_modes_repaired",
+              {{"folders", repaired},
+               {"hint",
+                "these folders under state_dir were writable by others (made under umask 000 by an earlier "
+                "tagwarden): nothing in them was served, deny-all is until the first good compile, and "
+                "they are 0755 now"}});
+  }
   nlohmann::json ports = nlohmann::json::object();
   for (auto& l : listeners) {
     l->start();

@@ -1,6 +1,7 @@
 #include "tagwarden/publish/state_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,13 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
   };
   std::error_code ec;
   if (!std::filesystem::exists(base / "meta.json", ec)) return std::nullopt;  // never stored
+  // Whoever else may write here may have planted what would be served (audit 32 F3).
+  for (const auto& dir : {std::filesystem::path(dir_) / "profiles", base}) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return refuse(dir.string() + " is not a folder");
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+      return refuse(dir.string() + " is writable by others, so what it holds is not trusted");
+  }
   try {
     const auto meta = nlohmann::json::parse(read_file((base / "meta.json").string()));
     StoredArtifact s;
@@ -36,6 +44,11 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
     if (meta.contains("valid_until")) s.valid_until = meta.at("valid_until").get<std::string>();
     if (meta.contains("profile_settings")) s.settings = meta.at("profile_settings").get<std::string>();
     if (s.artifact.filename.find('/') != std::string::npos) return refuse("meta.json names a file outside the folder");
+    for (const auto& file : {base / "meta.json", base / s.artifact.filename}) {
+      struct stat st {};
+      if (::lstat(file.c_str(), &st) == 0 && st.st_uid != ::geteuid())
+        return refuse(file.string() + " belongs to another account than the daemon's, which writes every file here");
+    }
     // With room for a reader's padding: a restored rules document is checked without a copy of it.
     s.artifact.bytes = std::make_shared<const std::string>(read_file((base / s.artifact.filename).string(), 64));
     // A torn or tampered state file must never be served.
@@ -82,6 +95,21 @@ void StateStore::forget(const std::string& profile) const {
   const int saved = errno;
   ::close(dir);
   if (synced != 0) throw std::runtime_error("cannot sync " + base.string() + ": " + std::strerror(saved));
+}
+
+std::vector<std::string> StateStore::repair_modes() const {
+  namespace fs = std::filesystem;
+  std::vector<std::string> repaired;
+  auto repair = [&](const fs::path& dir) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWGRP | S_IWOTH))) return;
+    if (::chmod(dir.c_str(), 0755) == 0) repaired.push_back(dir.string());
+  };
+  const fs::path profiles = fs::path(dir_) / "profiles";
+  repair(profiles);
+  std::error_code ec;
+  for (fs::directory_iterator it(profiles, ec), end; !ec && it != end; it.increment(ec)) repair(it->path());
+  return repaired;
 }
 
 void StateStore::check_writable() const {

@@ -1051,6 +1051,32 @@ def directories_the_daemon_creates_are_0755_whatever_the_umask(c: Ctx):
     d.wait_ready()
     warned = [e for e in d.events() if e.get("event") == "state_dir_writable_by_others"]
     check(warned and warned[0].get("mode") == "777", f"a state_dir others may write is named in a warning: {warned}")
+    d.stop()
+    # A folder others may write (left so by an earlier tagwarden under umask 000): nothing in it is
+    # restored, and it is 0755 afterwards.
+    d.state_dir.chmod(0o755)
+    (d.state_dir / "profiles" / PROFILE).chmod(0o777)
+    mark = d.log_size()
+    d.start()
+    d.wait_ready()
+    evs = d.events(since=mark)
+    invalid = [e for e in evs if e.get("event") == "state_invalid"]
+    check(invalid and "writable by others" in invalid[0].get("problem", ""), f"state_invalid names it: {invalid}")
+    check(not any(e.get("event") == "state_restored" for e in evs), "nothing was restored from it")
+    check(any(e.get("event") == "state_dir_modes_repaired" for e in evs), "state_dir_modes_repaired logged")
+    eq(oct((d.state_dir / "profiles" / PROFILE).stat().st_mode & 0o777), oct(0o755), "the folder is 0755 again")
+    d.stop()
+    # A file of another account in it is not restored either.
+    if os.geteuid() != 0:
+        c.note("not root: the case of a file of another account is not run")
+        return
+    meta = d.state_dir / "profiles" / PROFILE / "meta.json"
+    os.chown(meta, 65534, 65534)
+    mark = d.log_size()
+    d.start()
+    d.wait_ready()
+    invalid = [e for e in d.events(since=mark) if e.get("event") == "state_invalid"]
+    check(invalid and "another account" in invalid[0].get("problem", ""), f"state_invalid names the owner: {invalid}")
 
 
 @test

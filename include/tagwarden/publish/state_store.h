@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tagwarden/engines/registry.h"
 
@@ -42,6 +43,10 @@ class StateStore {
   /// daemon that cannot keep its state would refuse everyone forever. Throws std::runtime_error
   /// naming the folder when it cannot.
   void check_writable() const;
+  /// Sets the folders the daemon made under state_dir (profiles/ and one per profile) to 0755
+  /// where group or others may write them (made under umask 000 by an earlier tagwarden):
+  /// what is in them is served after a restart. Returns the folders it changed.
+  std::vector<std::string> repair_modes() const;
   const std::string& dir() const { return dir_; }
 
  private:
