@@ -108,25 +108,14 @@ class Session : public std::enable_shared_from_this<Session> {
       drain_ = true;  // let the client finish sending, so it can read the 413
       return write(make_response(413, R"({"error":"request body too large"})"));
     }
-    if (options_.budget && options_.budgeted && options_.budgeted(header)) {
-      const std::size_t body = static_cast<std::size_t>(parser_->content_length().value_or(limit));
-      if (body > options_.unbudgeted_body) {
-        if (!options_.budget->take(body)) {
-          end_waiting();
-          keep_alive_ = false;
-          drain_ = true;
-          drain_limit_ = kRefusedDrainBytes;
-          drain_deadline_ = std::chrono::seconds(2);
-          log_budget_refusal();
-          Response res = make_response(503, R"({"error":"too many large request bodies at once; retry in a second"})");
-          res.set(bhttp::field::retry_after, "1");
-          res.version(version_);
-          return write(std::move(res));
-        }
-        budgeted_bytes_ = body;
-      }
-    }
     parser_->body_limit(limit);
+    if (options_.budget && options_.budgeted && options_.budgeted(header) &&
+        parser_->content_length().value_or(limit) > options_.unbudgeted_body) {
+      budget_ticket_ = options_.budget->open([weak = weak_from_this()] {
+        if (auto self = weak.lock()) asio::post(self->stream_.get_executor(), [self] { self->stream_.close(); });
+      });
+      return read_budgeted_body();
+    }
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec2, std::size_t) { self->on_body(ec2); });
   }
@@ -161,7 +150,30 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void give_back_body() {
-    if (budgeted_bytes_ != 0) options_.budget->give_back(std::exchange(budgeted_bytes_, 0));
+    if (budget_ticket_ != 0) options_.budget->close(std::exchange(budget_ticket_, 0));
+  }
+
+  // A piece at a time, each held from the budget as it arrives.
+  void read_budgeted_body() {
+    bhttp::async_read_some(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->on_body(ec);
+      if (!self->options_.budget->grow(self->budget_ticket_, self->parser_->get().body().size())) {
+        self->end_waiting();
+        self->give_back_body();
+        self->keep_alive_ = false;
+        self->drain_ = true;
+        self->drain_limit_ = kRefusedDrainBytes;
+        self->drain_deadline_ = std::chrono::seconds(2);
+        log_budget_refusal();
+        Response res = make_response(503, R"({"error":"too many large request bodies at once; retry in a second"})");
+        res.set(bhttp::field::retry_after, "1");
+        res.version(self->version_);
+        return self->write(std::move(res));
+      }
+      if (!self->parser_->is_done()) return self->read_budgeted_body();
+      self->options_.budget->settle(self->budget_ticket_);
+      self->on_body(ec);
+    });
   }
 
   // At most one line every 10 s: a flood of large bodies would otherwise flood the log.
@@ -282,7 +294,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<std::chrono::seconds> drain_deadline_;
   std::vector<char> drain_buffer_;
   std::size_t drained_ = 0;
-  std::size_t budgeted_bytes_ = 0;  ///< held from options_.budget until the body is answered
+  std::uint64_t budget_ticket_ = 0;  ///< what this body holds of options_.budget, until answered; 0: none
 };
 
 }  // namespace
@@ -333,16 +345,59 @@ asio::ip::tcp::endpoint parse_endpoint(const std::string& host_port) {
   return {address, static_cast<unsigned short>(port)};
 }
 
-bool BodyBudget::take(std::size_t bytes) {
+std::uint64_t BodyBudget::open(Evict evict) {
   std::lock_guard lock(mu_);
-  if (bytes > left_) return false;
-  left_ -= bytes;
+  const std::uint64_t ticket = next_ticket_++;
+  holders_.emplace(ticket, Holder{std::chrono::steady_clock::now(), 0, std::move(evict), false});
+  return ticket;
+}
+
+bool BodyBudget::grow(std::uint64_t ticket, std::size_t total) {
+  std::vector<Evict> evicted;
+  {
+    std::lock_guard lock(mu_);
+    const auto me = holders_.find(ticket);
+    if (me == holders_.end()) return false;  // evicted meanwhile
+    const auto now = std::chrono::steady_clock::now();
+    if (total > me->second.bytes) {
+      const std::size_t more = total - me->second.bytes;
+      if (more > left_) {
+        // The stalled bodies, longest stalled first, until there is room; none if that is not enough.
+        std::vector<std::map<std::uint64_t, Holder>::iterator> stalled;
+        for (auto it = holders_.begin(); it != holders_.end(); ++it) {
+          if (it != me && !it->second.settled && now - it->second.last_progress >= patience_) stalled.push_back(it);
+        }
+        std::sort(stalled.begin(), stalled.end(),
+                  [](const auto& a, const auto& b) { return a->second.last_progress < b->second.last_progress; });
+        std::size_t freed = 0, used = 0;
+        while (used < stalled.size() && left_ + freed < more) freed += stalled[used++]->second.bytes;
+        if (left_ + freed < more) return false;
+        for (std::size_t k = 0; k < used; ++k) {
+          left_ += stalled[k]->second.bytes;
+          evicted.push_back(std::move(stalled[k]->second.evict));
+          holders_.erase(stalled[k]);
+        }
+      }
+      left_ -= more;
+      me->second.bytes = total;
+      me->second.last_progress = now;
+    }
+  }
+  for (auto& evict : evicted) evict();
   return true;
 }
 
-void BodyBudget::give_back(std::size_t bytes) {
+void BodyBudget::settle(std::uint64_t ticket) {
   std::lock_guard lock(mu_);
-  left_ += bytes;
+  if (const auto it = holders_.find(ticket); it != holders_.end()) it->second.settled = true;
+}
+
+void BodyBudget::close(std::uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  const auto it = holders_.find(ticket);
+  if (it == holders_.end()) return;
+  left_ += it->second.bytes;
+  holders_.erase(it);
 }
 
 Listener::Listener(asio::io_context& io, const std::string& host_port, std::string name, Handler handler,

@@ -44,19 +44,39 @@ using BodyLimit = std::function<std::size_t(const bhttp::request_header<>&)>;
 /// connection is closed: an unauthenticated client cannot make the server buffer a body.
 using Gate = std::function<std::optional<Response>(const bhttp::request_header<>&, const std::string& listener)>;
 
-/// Bytes of large request bodies that may be held at once, across listeners. Parsed as JSON a
-/// body takes many times its size (a list of short strings about 20 times), so open endpoints
-/// that take large bodies must not hold many at once: enough of them exhausted the daemon's memory.
+/// Bytes of request bodies that may be held at once, across listeners. Parsed as JSON a body
+/// takes many times its size (a list of short strings about 20 times), so open endpoints that
+/// take large bodies must not hold many at once: enough of them exhausted the daemon's memory.
+/// A body holds what has arrived of it, so a client that announces a large body and sends it
+/// slowly holds little; one that has sent nothing for `patience` gives its place to a request
+/// that needs it (its connection is closed), so a stalled body cannot keep others out for free.
 class BodyBudget {
  public:
-  explicit BodyBudget(std::size_t bytes) : left_(bytes) {}
-  /// False when fewer than `bytes` are left.
-  bool take(std::size_t bytes);
-  void give_back(std::size_t bytes);
+  using Evict = std::function<void()>;
+  explicit BodyBudget(std::size_t bytes, std::chrono::steady_clock::duration patience = std::chrono::seconds(1))
+      : left_(bytes), patience_(patience) {}
+  /// A holder of nothing yet; `evict` closes its connection (called once, from any thread).
+  std::uint64_t open(Evict evict);
+  /// `ticket` now holds `total` bytes. False when they cannot be had, even after evicting the
+  /// bodies still arriving that have sent nothing for `patience`.
+  bool grow(std::uint64_t ticket, std::size_t total);
+  /// Its body is whole and being answered: never evicted from now on.
+  void settle(std::uint64_t ticket);
+  /// Gives back what `ticket` holds (nothing for an evicted one).
+  void close(std::uint64_t ticket);
 
  private:
+  struct Holder {
+    std::chrono::steady_clock::time_point last_progress;
+    std::size_t bytes = 0;
+    Evict evict;
+    bool settled = false;
+  };
   std::mutex mu_;
   std::size_t left_;
+  const std::chrono::steady_clock::duration patience_;
+  std::uint64_t next_ticket_ = 1;
+  std::map<std::uint64_t, Holder> holders_;
 };
 
 /// Whether a request's body is held against the BodyBudget (when over the unbudgeted size).
@@ -67,9 +87,9 @@ struct ListenerOptions {
   BodyLimit limit;                    ///< required
   Gate gate;                          ///< optional
   std::size_t max_connections = 512;  ///< open connections at once; see Listener for what happens at the cap
-  /// Optional: bodies of requests `budgeted` says so of, over `unbudgeted_body` bytes (as
-  /// announced, or the path's limit when chunked), hold their size from `budget` until answered;
-  /// when it is spent they are refused with 503 and Retry-After before a byte of them is read.
+  /// Optional: bodies of requests `budgeted` says so of, that may be over `unbudgeted_body`
+  /// bytes (as announced, or the path's limit when chunked), hold what has arrived of them from
+  /// `budget` until answered; a body that cannot is refused with 503 and Retry-After.
   std::shared_ptr<BodyBudget> budget;
   Budgeted budgeted;
   std::size_t unbudgeted_body = 64 * 1024;
