@@ -289,6 +289,17 @@ def an_opa_body_with_a_key_twice_is_refused(c: Ctx):
     check(b"twice" in r.body and b"user" in r.body, f"the refusal names the key: {r.body!r}")
     nested = one.replace('"operation":"ExecuteQuery"', '"operation":"ExecuteQuery","operation":"ExecuteQuery"')
     eq(d.req("POST", allow, nested.encode()).status, 400, "a key twice deeper in the body")
+    # Many keys in one object: the check stays linear (the re-check found it quadratic: 80,000
+    # keys held a thread that answers rules polls for 19 s).
+    many = ",".join(f'"k{i}":0' for i in range(80_000))
+    wide = one.replace('"groups":[]', '"groups":[],"extra":{' + many + '}')
+    t0 = time.monotonic()
+    r = d.req("POST", allow, wide.encode())
+    took = time.monotonic() - t0
+    eq(r.status, 200, "80,000 distinct keys in an ignored object")
+    check(took < 3, f"answered in {took:.2f} s")
+    r = d.req("POST", allow, wide.replace('"extra":{', '"extra":{"k79999":1,').encode())
+    eq(r.status, 400, "the same with one key twice, far apart")
 
 
 @test
