@@ -143,6 +143,7 @@ class Daemon {
     /// The served artifact's bytes could not be stored after it was served: the state directory
     /// holds its metadata over older bytes (a restart refuses them), until a publish stores them.
     bool state_behind = false;
+    std::string state_error;  ///< why, while state_behind; shown in /v1/status and /readyz
     /// Trino file mode: why the last write of the rules_file failed (empty when it holds what
     /// HTTP serves). While set, the file may grant more than HTTP (a stale or expired document
     /// an earlier process left): it is rewritten after every pass until that succeeds.

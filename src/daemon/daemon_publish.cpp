@@ -173,14 +173,13 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
         store_.save_meta(profile.name, meta);
       } catch (const std::exception& e) {
         // The stored validity would be another compile's: a restart must not go by it.
+        std::string error = e.what();
         try {
           store_.forget(profile.name);
-        } catch (const std::exception&) {
-          entry["status"] = "failed";
-          entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what()});
-          return;
+        } catch (const std::exception& e2) {
+          error += std::string("; its stored state could not be removed either (") + e2.what() + ")";
         }
-        note_state_not_stored(profile, meta, e.what(), entry);
+        note_state_not_stored(profile, meta, error, entry);
       }
       record_valid_until();
     }
@@ -203,19 +202,19 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     // digest and serves deny-all until its first good compile (StateStore::load).
     store_.save_meta(profile.name, stored);
   } catch (const std::exception& e) {
-    // A full or failing state_dir must not keep the last artifact served: that would hold back a
-    // revocation for as long as the disk stays full. With the stored state removed (which needs no
-    // space), a restart serves deny-all rather than anything older, and this one is served.
+    // A full or read-only state_dir must not keep the last artifact served: that would hold back
+    // a revocation for as long as the disk stays so. With the stored state removed (which needs no
+    // space), a restart serves deny-all rather than anything older. Where even that fails (read
+    // only), the new artifact is served all the same: a restart then refuses to start on a
+    // state_dir it cannot write, and the error says what an earlier one would restore.
+    meta_error = e.what();
     try {
       store_.forget(profile.name);
     } catch (const std::exception& e2) {
-      entry["status"] = "failed";
-      entry["errors"] = nlohmann::json::array({std::string("publishing failed: ") + e.what() +
-                                               "; and its older stored state could not be removed (" + e2.what() +
-                                               "), so the last artifact stays served"});
-      return;
+      meta_error += std::string("; its older stored state could not be removed either (") + e2.what() +
+                    "): a restart on a writable state_dir before the next good publish would serve that older "
+                    "artifact until its first good compile";
     }
-    meta_error = e.what();
   }
   // A rules_file that cannot be written must not hold back what HTTP and OPA serve: that would keep
   // a revocation from every Trino. Its failure is reported (holds_served false, /readyz degraded)
@@ -285,6 +284,7 @@ void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, n
   if (!behind) {
     std::lock_guard lock(mu_);
     profiles_[profile.name].state_behind = false;
+    profiles_[profile.name].state_error.clear();
     return;
   }
   // Served, and in force: what a restart would serve instead is older, so it serves deny-all
@@ -295,10 +295,12 @@ void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, n
 void Daemon::note_state_not_stored(const Profile& profile, const StoredArtifact& stored, const std::string& error,
                                    nlohmann::json& entry) {
   std::lock_guard lock(mu_);
-  profiles_[profile.name].state_behind = true;
+  auto& st = profiles_[profile.name];
+  st.state_behind = true;
   counters_["tagwarden_state_write_failures_total{profile=\"" + profile.name + "\"}"]++;
-  entry["state_error"] = "storing the served artifact in state_dir failed: " + error +
-                         "; a restart serves deny-all until its first good compile; the next pass retries";
+  st.state_error = "storing the served artifact in state_dir failed: " + error +
+                   "; a restart serves deny-all until its first good compile; the next pass retries";
+  entry["state_error"] = st.state_error;
   log::error("state_not_stored", {{"profile", profile.name}, {"version", stored.version}, {"error", error}});
 }
 

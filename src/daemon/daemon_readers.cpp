@@ -69,6 +69,7 @@ std::vector<std::string> Daemon::degraded() const {
     if (it == profiles_.end()) continue;
     if (!it->second.last_error.empty()) why.push_back("profile:" + p.name);
     if (p.rules_file && !it->second.rules_file_error.empty()) why.push_back("rules_file:" + p.name);
+    if (!it->second.state_error.empty()) why.push_back("state:" + p.name);
     // A file-mode Trino profile restored from the state directory serves its rules, but its OPA
     // endpoint refuses everything until the first good compile.
     if (p.engine == Engine::Trino && p.access_control == TrinoAccessControl::File) {
@@ -95,6 +96,7 @@ nlohmann::json Daemon::status() const {
     j["last_error"] = null_if_empty(st.last_error);
     j["last_errors"] = st.last_errors;
     j["last_error_at"] = null_if_empty(st.last_error_at);
+    j["state_error"] = null_if_empty(st.state_error);
     if (p.rules_file) {
       // Whether the file Trino may read in file mode holds what the rules URL serves.
       j["rules_file"] = {{"path", *p.rules_file},

@@ -1117,6 +1117,8 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         check(after != before, "the new policy is served while state_dir is full")
         check(not meta.exists(), "the older stored state was removed")
         check(any(e.get("event") == "state_not_stored" for e in d.events()), "state_not_stored logged")
+        check(f"state:{PROFILE}" in d.get("/readyz").json().get("degraded", []), "/readyz lists state:<profile>")
+        check(d.status()["profiles"][0].get("state_error"), "/v1/status gives state_error")
         d.stop()
         d.start()
         d.wait_ready()
@@ -1126,8 +1128,21 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         eq(r.status, 200, "recompile once space is back")
         check(meta.exists() and "state_error" not in r.json()["profiles"][0],
               f"once space is back the state is stored again: {r.json()['profiles'][0]}")
+        eq(d.status()["profiles"][0].get("state_error"), None, "state_error cleared")
+        # Read-only: the metadata cannot even be removed; the new policy is served all the same.
+        etag = d.rules().headers["etag"]
+        ro = d.state_dir / "profiles"  # a read-only bind of the folder onto itself (serve.lock stays writable)
+        subprocess.run(["mount", "--bind", str(ro), str(ro)], check=True)
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True)
+        d.snapshot_path.write_text(DEMO_SNAPSHOT)
+        r = d.recompile()
+        eq(r.status, 200, f"the recompile while state_dir is read-only: {r}")
+        check("removed either" in (r.json()["profiles"][0].get("state_error") or ""), f"{r.json()['profiles'][0]}")
+        check(d.rules().headers["etag"] != etag, "the new policy is served while state_dir is read-only")
+        subprocess.run(["umount", str(ro)], check=True)
         d.stop()
     finally:
+        subprocess.run(["umount", "-l", str(mnt / "state" / "profiles")], capture_output=True)
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
