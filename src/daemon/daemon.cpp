@@ -160,6 +160,7 @@ void Daemon::guard() {
     }
     try {
       repair_replaced_rules_files();
+      retry_failed_rules_files();
       withdraw_if_stuck();
     } catch (const std::exception& e) {
       log::error("guard_failed", {{"error", e.what()}});

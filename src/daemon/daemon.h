@@ -181,13 +181,18 @@ class Daemon {
   /// called without locks held.
   void withdraw_servers();
   /// The first half of withdraw_expired: the artifacts, the rules files and the timer. Takes mu_, then publish_mu_.
+  /// Writes again each rules_file whose last write failed (mu_ and publish_mu_ held). Every pass
+  /// and every second (guard): a file left stale by a full disk is put right once it has room.
+  void retry_rules_files(const PublishedMap& served, Timestamp now, bool quiet = false);
+  void retry_failed_rules_files();
   void withdraw_published(Timestamp now, std::optional<Timestamp> upcoming, const std::string& why);
   /// A profile's rules_file, if it has one, gets the deny-all document; failures are logged and returned.
   std::string write_deny_all(const Profile& profile);
   /// A profile's rules_file, if it has one, gets `artifact`, or deny-all when it is null. Returns why
   /// it failed (logged too), or "" when written or when the profile has no rules_file. Records the
   /// file as written (rules_file_replaced).
-  std::string write_rules_file(const Profile& profile, const Artifact* artifact);
+  /// `quiet`: a failure is not logged (the guard's retry every second; the pass's attempt logs it).
+  std::string write_rules_file(const Profile& profile, const Artifact* artifact, bool quiet = false);
   /// The configured rules files that something else replaced, changed or removed since this process
   /// wrote them get what it wrote there again (guard()).
   void repair_replaced_rules_files();

@@ -324,17 +324,18 @@ void identify(const struct stat& st, Daemon::WrittenFile& file) {
 
 }  // namespace
 
-std::string Daemon::write_rules_file(const Profile& profile, const Artifact* artifact) {
+std::string Daemon::write_rules_file(const Profile& profile, const Artifact* artifact, bool quiet) {
   if (!profile.rules_file) return {};
   std::lock_guard lock(rules_files_mu_);
   try {
     write_file_atomically(*profile.rules_file, artifact ? *artifact->bytes : trino::deny_all_rules().text);
   } catch (const std::exception& e) {
     rules_files_written_.erase(*profile.rules_file);  // what it holds now is not known
-    log::error("rules_file_failed",
-               {{"profile", profile.name},
-                {"error", e.what()},
-                {"message", "the file may grant more than the rules URL serves; retried after every pass"}});
+    if (!quiet)
+      log::error("rules_file_failed",
+                 {{"profile", profile.name},
+                  {"error", e.what()},
+                  {"message", "the file may grant more than the rules URL serves; retried every second"}});
     return e.what();
   }
   WrittenFile written;
@@ -454,18 +455,28 @@ void Daemon::withdraw_published(Timestamp now, std::optional<Timestamp> upcoming
     counters_["tagwarden_artifacts_withdrawn_total{profile=\"" + p.name + "\"}"]++;
     st.note_rules_file(write_deny_all(p), format_timestamp(now));
   }
+  retry_rules_files(*next, now);
+  if (withdrew) published_.store(std::move(next));
+}
+
+void Daemon::retry_failed_rules_files() {
+  std::scoped_lock lock(mu_, publish_mu_);
+  retry_rules_files(*published_.load(), clock_.now(), true);
+}
+
+void Daemon::retry_rules_files(const PublishedMap& served, Timestamp now, bool quiet) {
   // A rules_file that could not be written holds something else than what is served, perhaps
-  // more (a stale or expired document): rewritten after every pass until it holds it. (One that
-  // something else replaced since it was written is put back within a second: guard().)
+  // more (a stale or expired document): rewritten after every pass, and every second, until it
+  // holds it (a disk that is no longer full). (One that something else replaced since it was
+  // written is put back within a second too: repair_replaced_rules_files().)
   for (const auto& p : config_.profiles) {
     auto& st = profiles_[p.name];
     if (!p.rules_file || st.rules_file_error.empty()) continue;
-    const auto it = next->find(p.name);
-    const std::string error = write_rules_file(p, it == next->end() ? nullptr : &it->second->artifact);
+    const auto it = served.find(p.name);
+    const std::string error = write_rules_file(p, it == served.end() ? nullptr : &it->second->artifact, quiet);
     if (error.empty()) log::info("rules_file_repaired", {{"profile", p.name}, {"rules_file", *p.rules_file}});
     st.note_rules_file(error, error == st.rules_file_error ? st.rules_file_error_at : format_timestamp(now));
   }
-  if (withdrew) published_.store(std::move(next));
 }
 
 void Daemon::withdraw_servers() {

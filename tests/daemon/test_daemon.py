@@ -1094,20 +1094,22 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
     try:
         d = c.daemon()
         d.state_dir = mnt / "state"
-        d.write_config()
+        rules_file = mnt / "out" / "rules.json"
+        with_rules_file(d, rules_file)
         d.start()
         d.wait_ready()
         meta = d.state_dir / "profiles" / PROFILE / "meta.json"
         check(meta.exists(), "meta.json stored")
         before = d.rules().headers["etag"]
-        fd = os.open(mnt / "fill", os.O_WRONLY | os.O_CREAT)
-        try:
-            while True:
-                os.write(fd, b"x" * 4096)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        for name, piece in (("fill", 4096), ("fill2", 1), ("fill3", 1)):  # to the last byte and inode
+            fd = os.open(mnt / name, os.O_WRONLY | os.O_CREAT)
+            try:
+                while True:
+                    os.write(fd, b"x" * piece)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
         d.snapshot_path.write_text(changed_snapshot())
         r = d.recompile()
         eq(r.status, 200, f"the recompile while state_dir is full: {r}")
@@ -1123,7 +1125,8 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         d.start()
         d.wait_ready()
         eq(d.rules().headers["etag"], after, "after a restart on the full disk, the new policy again")
-        (mnt / "fill").unlink()
+        for name in ("fill", "fill2", "fill3"):
+            (mnt / name).unlink(missing_ok=True)
         r = d.recompile()
         eq(r.status, 200, "recompile once space is back")
         check(meta.exists() and "state_error" not in r.json()["profiles"][0],
@@ -1144,6 +1147,37 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
     finally:
         subprocess.run(["umount", "-l", str(mnt / "state" / "profiles")], capture_output=True)
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@test
+def a_rules_file_that_could_not_be_written_is_retried_every_second(c: Ctx):
+    # Audit 32 F4 re-check: a rules_file a full or read-only disk kept stale was written again
+    # only after the next pass (reconcile_interval, 5 minutes by default).
+    out = c.tmp / "out"
+    out.mkdir()
+    rules_file = out / "rules.json"
+    d = c.daemon(reconcile_interval="1h")
+    with_rules_file(d, rules_file)
+    d.start()
+    d.wait_ready()
+    if subprocess.run(["mount", "--bind", str(out), str(out)], capture_output=True).returncode != 0:
+        c.note("SKIPPED: cannot bind-mount here (not root?)")
+        return
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(out)], check=True)
+        d.snapshot_path.write_text(changed_snapshot())
+        eq(d.recompile().status, 200, "the recompile while the rules_file's folder is read-only")
+        eq(d.status()["profiles"][0]["rules_file"]["holds_served"], False, "the rules_file is stale")
+        subprocess.run(["umount", str(out)], check=True)
+        served = d.rules().body
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and rules_file.read_bytes() != served:
+            time.sleep(0.05)
+        eq(rules_file.read_bytes(), served, "within seconds of the folder being writable, with no pass")
+        eq(d.status()["profiles"][0]["rules_file"]["holds_served"], True, "holds_served again")
+        check(any(e.get("event") == "rules_file_repaired" for e in d.events()), "rules_file_repaired logged")
+    finally:
+        subprocess.run(["umount", str(out)], capture_output=True)
 
 
 @test
