@@ -109,8 +109,11 @@ class Session : public std::enable_shared_from_this<Session> {
       return write(make_response(413, R"({"error":"request body too large"})"));
     }
     parser_->body_limit(limit);
-    if (options_.budget && options_.budgeted && options_.budgeted(header) &&
-        parser_->content_length().value_or(limit) > options_.unbudgeted_body) {
+    // The most the body may be: what it announces, the path's limit when chunked, none otherwise
+    // (a GET of the decisions manifest has none, and a read for one would wait forever).
+    const std::uint64_t most = parser_->content_length() ? *parser_->content_length() : parser_->chunked() ? limit : 0;
+    if (options_.budget && options_.budgeted && !parser_->is_done() && most > options_.unbudgeted_body &&
+        options_.budgeted(header)) {
       budget_ticket_ = options_.budget->open([weak = weak_from_this()] {
         if (auto self = weak.lock()) asio::post(self->stream_.get_executor(), [self] { self->stream_.close(); });
       });
