@@ -157,16 +157,17 @@ constexpr std::size_t kOpaMaxBody = 16 * 1024 * 1024;
 // occurrence: a proxy in front that read the first "user" would log one identity while the
 // decision went to another (audit 32 F8). The snapshot loaders refuse duplicates too.
 json parse_without_duplicate_keys(const std::string& body, std::string& duplicate) {
-  // The keys of each object open at this point: Trino's objects have a few, looked through in
-  // order; an object with many (a hostile body) moves them to a hash set, or the check would be
-  // quadratic in them (80,000 keys took 19 s of a thread that also answers rules polls).
+  // A SAX pass for the duplicates, then the parse: nlohmann's parse with a callback looks through
+  // the parent of every object that ends, quadratic in an array of objects (a 15 MiB batch of
+  // them took 35 s). The keys of each open object: Trino's objects have a few, looked through in
+  // order; one with many (a hostile body) moves them to a hash set.
   struct Keys {
     std::vector<std::string> few;
     std::unordered_set<std::string> many;
-    bool insert(const std::string& key) {
-      if (!many.empty()) return many.insert(key).second;
+    bool insert(std::string& key) {
+      if (!many.empty()) return many.insert(std::move(key)).second;
       if (std::find(few.begin(), few.end(), key) != few.end()) return false;
-      few.push_back(key);
+      few.push_back(std::move(key));
       if (few.size() > 16) {
         many.insert(std::make_move_iterator(few.begin()), std::make_move_iterator(few.end()));
         few.clear();
@@ -174,25 +175,39 @@ json parse_without_duplicate_keys(const std::string& body, std::string& duplicat
       return true;
     }
   };
-  std::vector<Keys> keys;
-  return json::parse(body, [&](int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        keys.emplace_back();
-        break;
-      case json::parse_event_t::key: {
-        const auto& key = parsed.get_ref<const std::string&>();
-        if (!keys.back().insert(key) && duplicate.empty()) duplicate = key;
-        break;
-      }
-      case json::parse_event_t::object_end:
-        keys.pop_back();
-        break;
-      default:
-        break;
+  struct DuplicateKeys : nlohmann::json_sax<json> {
+    std::vector<Keys> open;
+    std::string& duplicate;
+    explicit DuplicateKeys(std::string& d) : duplicate(d) {}
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override {
+      open.emplace_back();
+      return true;
     }
-    return true;
-  });
+    bool key(string_t& key) override {
+      std::string copy = key;
+      if (!open.back().insert(copy) && duplicate.empty()) duplicate = key;
+      return true;
+    }
+    bool end_object() override {
+      open.pop_back();
+      return true;
+    }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+      return false;  // not JSON: the parse below says where
+    }
+  };
+  DuplicateKeys sax(duplicate);
+  json::sax_parse(body, &sax);
+  return json::parse(body);
 }
 
 }  // namespace
