@@ -34,6 +34,7 @@ struct ResponseHead {
   std::string etag;
   bool has_length = false;  ///< Content-Length
   bool chunked = false;     ///< Transfer-Encoding: chunked
+  bool coded = false;       ///< another transfer-coding (gzip, deflate...), which nothing asked for
 };
 
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
@@ -53,8 +54,20 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     head->etag = v;
   } else if (name == "content-length") {
     head->has_length = true;
-  } else if (name == "transfer-encoding" && ascii_lowercase(v).find("chunked") != std::string::npos) {
-    head->chunked = true;
+  } else if (name == "transfer-encoding") {
+    std::string codings = ascii_lowercase(v);
+    for (std::size_t at = 0; at <= codings.size();) {
+      const std::size_t end = std::min(codings.find(',', at), codings.size());
+      std::string coding = codings.substr(at, end - at);
+      coding.erase(0, coding.find_first_not_of(" \t"));
+      coding.erase(coding.find_last_not_of(" \t") + 1);
+      if (coding == "chunked") {
+        head->chunked = true;
+      } else if (!coding.empty() && coding != "identity") {
+        head->coded = true;
+      }
+      at = end + 1;
+    }
   }
   return size * n;
 }
@@ -185,6 +198,14 @@ SourceFetch HttpSource::fetch() {
     // policies is itself valid. HTTP/2 and 3 mark the end of every stream.
     const bool framed = head.has_length || head.chunked ||
                         (http_version != CURL_HTTP_VERSION_1_0 && http_version != CURL_HTTP_VERSION_1_1);
+    if (status == 200 && head.coded) {
+      // libcurl decodes a transfer-coding such as gzip that nothing asked for, and takes a stream
+      // that stops without its last block as whole, as it did for a Content-Encoding.
+      out.error = "fetching " + redact_url(settings_.url) +
+                  " answered with a Transfer-Encoding other than chunked, which was not asked for: a compressed "
+                  "stream cut short could read as the whole snapshot, so it is refused; serve it uncompressed";
+      break;
+    }
     if (status == 200 && !framed) {
       out.error = "fetching " + redact_url(settings_.url) +
                   " answered without Content-Length or chunked Transfer-Encoding: a connection cut short "
