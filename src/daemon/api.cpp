@@ -344,14 +344,18 @@ std::optional<http::Response> Api::refuse(const http::bhttp::request_header<>& h
   if (rules_only) return error_response(404, "this listener serves only /healthz, /readyz, rules and decisions");
   if (path == "/v1/webhook") {
     if (!post) return method_not_allowed("POST", "use POST");
-    // Signed over its body, so verified after reading it (webhook.max_body_bytes); one without
-    // the signature's headers is refused from its header, before its body is read.
-    if (verifier_ && (header["X-Tagwarden-Signature"].empty() || header["X-Tagwarden-Timestamp"].empty())) {
-      const auto verdict = WebhookVerdict::MissingHeaders;
-      daemon_.count_webhook(to_string(verdict));
-      log::warn("webhook_refused", {{"verdict", to_string(verdict)}});
-      return error_response(401, std::string("webhook refused: ") + to_string(verdict) + ": " +
-                                     webhook_refusal_hint(verdict, daemon_.now()));
+    // Signed over its body, so verified after reading it (webhook.max_body_bytes); what its
+    // headers alone decide (missing, stale, malformed) is refused before the body is read.
+    if (verifier_) {
+      const auto verdict =
+          verifier_->check_headers(std::string(header["X-Tagwarden-Signature"]),
+                                   std::string(header["X-Tagwarden-Timestamp"]), daemon_.now().seconds);
+      if (verdict != WebhookVerdict::Accepted) {
+        daemon_.count_webhook(to_string(verdict));
+        log::warn("webhook_refused", {{"verdict", to_string(verdict)}});
+        return error_response(401, std::string("webhook refused: ") + to_string(verdict) + ": " +
+                                       webhook_refusal_hint(verdict, daemon_.now()));
+      }
     }
     return std::nullopt;
   }

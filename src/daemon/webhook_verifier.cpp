@@ -38,24 +38,57 @@ std::string WebhookVerifier::sign(std::string_view secret, std::string_view body
   return hex_lower(mac, len);
 }
 
-WebhookVerdict WebhookVerifier::verify(std::string_view body, std::string_view signature, std::string_view timestamp,
-                                       std::int64_t now) {
-  if (signature.empty() || timestamp.empty()) return WebhookVerdict::MissingHeaders;
-  std::int64_t ts = 0;
-  bool numeric = !timestamp.empty() && timestamp.size() <= 12;
+namespace {
+
+struct HeaderReading {
+  WebhookVerdict verdict = WebhookVerdict::Accepted;
+  std::int64_t timestamp = 0;
+  std::string signature;  ///< lowercase hex
+};
+
+HeaderReading refused(WebhookVerdict verdict) {
+  HeaderReading out;
+  out.verdict = verdict;
+  return out;
+}
+
+HeaderReading read_headers(std::string_view signature, std::string_view timestamp, std::int64_t now,
+                           std::chrono::seconds window) {
+  HeaderReading out;
+  if (signature.empty() || timestamp.empty()) return refused(WebhookVerdict::MissingHeaders);
+  bool numeric = timestamp.size() <= 12;
   for (char c : timestamp) numeric = numeric && c >= '0' && c <= '9';
   if (numeric) {
-    ts = std::stoll(std::string(timestamp));
+    out.timestamp = std::stoll(std::string(timestamp));
   } else if (auto t = parse_timestamp(timestamp)) {
-    ts = t->seconds;
+    out.timestamp = t->seconds;
   } else {
-    return WebhookVerdict::BadTimestamp;
+    return refused(WebhookVerdict::BadTimestamp);
   }
-  if (ts < now - window_.count() || ts > now + window_.count()) return WebhookVerdict::Stale;
+  if (out.timestamp < now - window.count() || out.timestamp > now + window.count())
+    return refused(WebhookVerdict::Stale);
   constexpr std::string_view kPrefix = "sha256=";
-  if (signature.substr(0, kPrefix.size()) != kPrefix) return WebhookVerdict::BadSignature;
-  std::string given(signature.substr(kPrefix.size()));
-  for (char& c : given) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (signature.substr(0, kPrefix.size()) != kPrefix) return refused(WebhookVerdict::BadSignature);
+  out.signature = std::string(signature.substr(kPrefix.size()));
+  for (char& c : out.signature) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (out.signature.size() != 64 || out.signature.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return refused(WebhookVerdict::BadSignature);
+  return out;
+}
+
+}  // namespace
+
+WebhookVerdict WebhookVerifier::check_headers(std::string_view signature, std::string_view timestamp,
+                                              std::int64_t now) const {
+  return read_headers(signature, timestamp, now, window_).verdict;
+}
+
+WebhookVerdict WebhookVerifier::verify(std::string_view body, std::string_view signature, std::string_view timestamp,
+                                       std::int64_t now) {
+  const HeaderReading read = read_headers(signature, timestamp, now, window_);
+  if (read.verdict != WebhookVerdict::Accepted) return read.verdict;
+  const std::int64_t ts = read.timestamp;
+  const std::string& given = read.signature;
   const std::string expected = sign(secret_, body);
   if (given.size() != expected.size() || CRYPTO_memcmp(given.data(), expected.data(), expected.size()) != 0) {
     return WebhookVerdict::BadSignature;

@@ -23,6 +23,10 @@ class WebhookVerifier {
   /// Thread-safe. `now` is Unix seconds.
   WebhookVerdict verify(std::string_view body, std::string_view signature_header, std::string_view timestamp_header,
                         std::int64_t now);
+  /// What the headers alone decide, before the body is read: missing, an unreadable or stale
+  /// timestamp, a signature that is not sha256=<64 hex digits>. Accepted when they may be good.
+  WebhookVerdict check_headers(std::string_view signature_header, std::string_view timestamp_header,
+                               std::int64_t now) const;
   /// hex HMAC-SHA256 of body, for clients and tests.
   static std::string sign(std::string_view secret, std::string_view body);
 

@@ -32,6 +32,11 @@ std::optional<StoredArtifact> StateStore::load(const std::string& profile, std::
     if (st.st_mode & (S_IWGRP | S_IWOTH))
       return refuse(dir.string() + " is writable by others, so what it holds is not trusted");
   }
+  // A folder this daemon cannot write may hold state older than what was last served: a publish
+  // that could neither store nor remove its state served the newer artifact all the same.
+  if (::access(base.c_str(), W_OK) != 0)
+    return refuse(base.string() + " is not writable (" + std::strerror(errno) +
+                  "), so what it holds may be older than what was last served");
   try {
     const auto meta = nlohmann::json::parse(read_file((base / "meta.json").string()));
     StoredArtifact s;

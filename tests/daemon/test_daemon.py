@@ -1150,7 +1150,7 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         eq(d.status()["profiles"][0].get("state_error"), None, "state_error cleared")
         # Read-only: the metadata cannot even be removed; the new policy is served all the same.
         etag = d.rules().headers["etag"]
-        ro = d.state_dir / "profiles"  # a read-only bind of the folder onto itself (serve.lock stays writable)
+        ro = d.state_dir / "profiles" / PROFILE  # read-only, bound onto itself (serve.lock stays writable)
         subprocess.run(["mount", "--bind", str(ro), str(ro)], check=True)
         subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True)
         d.snapshot_path.write_text(DEMO_SNAPSHOT)
@@ -1158,10 +1158,21 @@ def a_full_state_dir_does_not_hold_back_a_new_policy(c: Ctx):
         eq(r.status, 200, f"the recompile while state_dir is read-only: {r}")
         check("removed either" in (r.json()["profiles"][0].get("state_error") or ""), f"{r.json()['profiles'][0]}")
         check(d.rules().headers["etag"] != etag, "the new policy is served while state_dir is read-only")
+        # A restart meanwhile, with a source it cannot read: what the read-only folder holds is older
+        # than what was served, and is not restored.
+        d.stop()
+        d.snapshot_path.write_text("{not a snapshot")
+        mark = d.log_size()
+        d.start()
+        time.sleep(0.5)
+        evs = d.events(since=mark)
+        check(not any(e.get("event") == "state_restored" for e in evs), f"nothing restored: {evs[-3:]}")
+        check(any(e.get("event") == "state_invalid" and "not writable" in e.get("problem", "") for e in evs),
+              "state_invalid says the folder is not writable")
         subprocess.run(["umount", str(ro)], check=True)
         d.stop()
     finally:
-        subprocess.run(["umount", "-l", str(mnt / "state" / "profiles")], capture_output=True)
+        subprocess.run(["umount", "-l", str(mnt / "state" / "profiles" / PROFILE)], capture_output=True)
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 

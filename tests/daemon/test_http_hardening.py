@@ -196,10 +196,17 @@ def unauthorized_requests_are_answered_before_the_body(c: Ctx):
         got = raw_exchange(d.port, f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 50000\r\n\r\n".encode(),
                            wait=3, until=b"\r\n\r\n")
         check(b" 401 " in got.split(b"\r\n")[0], f"{method} {path} without a token, body not sent: {got[:200]!r}")
-    # a webhook without the signature's headers (audit 32: it waited for the body)
-    got = raw_exchange(d.port, b"POST /v1/webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n", wait=3,
-                       until=b"\r\n\r\n")
-    check(b" 401 " in got.split(b"\r\n")[0], f"POST /v1/webhook without signature headers, body not sent: {got[:200]!r}")
+    # a webhook whose headers alone refuse it (audit 32: it waited for the body): none, a stale or
+    # unreadable timestamp, a signature that is not sha256=<64 hex digits>
+    now = str(int(time.time()))
+    for headers in ("", f"X-Tagwarden-Timestamp: {now}\r\n", "X-Tagwarden-Signature: sha256=" + "0" * 64 + "\r\n",
+                    "X-Tagwarden-Signature: sha256=" + "0" * 64 + "\r\nX-Tagwarden-Timestamp: 1\r\n",
+                    "X-Tagwarden-Signature: sha256=" + "0" * 64 + "\r\nX-Tagwarden-Timestamp: abc\r\n",
+                    f"X-Tagwarden-Signature: garbage\r\nX-Tagwarden-Timestamp: {now}\r\n",
+                    f"X-Tagwarden-Signature: sha256=00\r\nX-Tagwarden-Timestamp: {now}\r\n"):
+        got = raw_exchange(d.port, f"POST /v1/webhook HTTP/1.1\r\nHost: x\r\n{headers}Content-Length: 4000\r\n\r\n"
+                           .encode(), wait=3, until=b"\r\n\r\n")
+        check(b" 401 " in got.split(b"\r\n")[0], f"POST /v1/webhook with {headers!r}, body not sent: {got[:200]!r}")
     # an ordinary client sending a small body still reads its 401
     r = d.req("POST", "/v1/validate", b"v" * 100_000)
     eq(r.status, 401, "validate without a token, 100 KB body")
@@ -246,7 +253,8 @@ def large_open_bodies_share_a_budget(c: Ctx):
     d = c.daemon(webhook={"secret_env": "TW_TEST_WEBHOOK_SECRET", "max_body_bytes": 8 << 20}).start()
     d.wait_ready()
     allow = f"/v1/profiles/{T.PROFILE}/trino-opa/allow"
-    signed = "X-Tagwarden-Signature: sha256=00\r\nX-Tagwarden-Timestamp: 1\r\n"  # checked once read
+    signed = ("X-Tagwarden-Signature: sha256=" + "0" * 64 +  # well formed: only the body can refute it
+              f"\r\nX-Tagwarden-Timestamp: {int(time.time())}\r\n")
     for path, extra in ((allow, ""), ("/v1/webhook", signed)):
         holder = hold_budget(d.port, allow, 12 << 20)
         got = post_body(d.port, path, b" " * (8 << 20), extra)
