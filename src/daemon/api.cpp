@@ -164,7 +164,7 @@ json parse_without_duplicate_keys(const std::string& body, std::string& duplicat
   struct Keys {
     std::vector<std::string> few;
     std::unordered_set<std::string> many;
-    bool insert(std::string& key) {
+    bool insert(std::string key) {
       if (!many.empty()) return many.insert(std::move(key)).second;
       if (std::find(few.begin(), few.end(), key) != few.end()) return false;
       few.push_back(std::move(key));
@@ -191,8 +191,7 @@ json parse_without_duplicate_keys(const std::string& body, std::string& duplicat
       return true;
     }
     bool key(string_t& key) override {
-      std::string copy = key;
-      if (!open.back().insert(copy) && duplicate.empty()) duplicate = key;
+      if (!open.back().insert(key) && duplicate.empty()) duplicate = key;
       return true;
     }
     bool end_object() override {

@@ -163,6 +163,9 @@ class Daemon {
                                 std::optional<Timestamp> valid_until, std::chrono::steady_clock::time_point pass_start);
   void publish(const Profile& profile, Artifact artifact, nlohmann::json& entry, std::optional<Timestamp> valid_until,
                std::shared_ptr<const trino::OpaDecider> opa, std::chrono::steady_clock::time_point pass_start);
+  /// After a failed write of the metadata: removes the stored state, so that a restart serves
+  /// deny-all rather than something older; returns `error`, with why when even that failed.
+  std::string forget_stored_state(const std::string& profile, std::string error);
   /// A served artifact that state_dir does not hold: logged, counted, reported; the next pass retries.
   void note_state_not_stored(const Profile& profile, const StoredArtifact& stored, const std::string& error,
                              nlohmann::json& entry);

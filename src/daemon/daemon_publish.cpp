@@ -173,13 +173,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
         store_.save_meta(profile.name, meta);
       } catch (const std::exception& e) {
         // The stored validity would be another compile's: a restart must not go by it.
-        std::string error = e.what();
-        try {
-          store_.forget(profile.name);
-        } catch (const std::exception& e2) {
-          error += std::string("; its stored state could not be removed either (") + e2.what() + ")";
-        }
-        note_state_not_stored(profile, meta, error, entry);
+        note_state_not_stored(profile, meta, forget_stored_state(profile.name, e.what()), entry);
       }
       record_valid_until();
     }
@@ -207,14 +201,7 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
     // space), a restart serves deny-all rather than anything older. Where even that fails (read
     // only), the new artifact is served all the same: a restart then refuses to start on a
     // state_dir it cannot write, and the error says what an earlier one would restore.
-    meta_error = e.what();
-    try {
-      store_.forget(profile.name);
-    } catch (const std::exception& e2) {
-      meta_error += std::string("; its older stored state could not be removed either (") + e2.what() +
-                    "): a restart on a writable state_dir before the next good publish would serve that older "
-                    "artifact until its first good compile";
-    }
+    meta_error = forget_stored_state(profile.name, e.what());
   }
   // A rules_file that cannot be written must not hold back what HTTP and OPA serve: that would keep
   // a revocation from every Trino. Its failure is reported (holds_served false, /readyz degraded)
@@ -270,6 +257,17 @@ void Daemon::publish(const Profile& profile, Artifact artifact, nlohmann::json& 
                           {"version", pa->version},
                           {"sha256", pa->artifact.sha256},
                           {"rules", pa->artifact.rules}});
+}
+
+std::string Daemon::forget_stored_state(const std::string& profile, std::string error) {
+  try {
+    store_.forget(profile);
+  } catch (const std::exception& e) {
+    error += std::string("; its older stored state could not be removed either (") + e.what() +
+             "): a restart on a writable state_dir before the next good publish would serve that older "
+             "artifact until its first good compile";
+  }
+  return error;
 }
 
 void Daemon::store_bytes(const Profile& profile, const StoredArtifact& stored, nlohmann::json& entry) {

@@ -93,12 +93,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (options_.gate) {
       if (std::optional<Response> refused = options_.gate(header, listener_)) {
         end_waiting();
-        keep_alive_ = false;
-        drain_ = true;
-        drain_limit_ = kRefusedDrainBytes;  // only so the client can read the answer; then the connection is cut
-        drain_deadline_ = std::chrono::seconds(2);
-        refused->version(version_);
-        return write(std::move(*refused));
+        return refuse_and_close(std::move(*refused));
       }
     }
     const std::size_t limit = options_.limit(header);
@@ -143,11 +138,16 @@ class Session : public std::enable_shared_from_this<Session> {
     if (status == 0) return close();
     head_ = false;
     version_ = 11;
+    refuse_and_close(make_response(status, body));
+  }
+
+  // Answers, then reads what the client still sends for a moment (only so it can read the
+  // answer) and cuts the connection: the rest of its request is never read.
+  void refuse_and_close(Response res) {
     keep_alive_ = false;
     drain_ = true;
     drain_limit_ = kRefusedDrainBytes;
     drain_deadline_ = std::chrono::seconds(2);
-    Response res = make_response(status, body);
     res.version(version_);
     write(std::move(res));
   }
@@ -163,15 +163,10 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!self->options_.budget->grow(self->budget_ticket_, self->parser_->get().body().size())) {
         self->end_waiting();
         self->give_back_body();
-        self->keep_alive_ = false;
-        self->drain_ = true;
-        self->drain_limit_ = kRefusedDrainBytes;
-        self->drain_deadline_ = std::chrono::seconds(2);
         log_budget_refusal();
         Response res = make_response(503, R"({"error":"too many large request bodies at once; retry in a second"})");
         res.set(bhttp::field::retry_after, "1");
-        res.version(self->version_);
-        return self->write(std::move(res));
+        return self->refuse_and_close(std::move(res));
       }
       if (!self->parser_->is_done()) return self->read_budgeted_body();
       self->options_.budget->settle(self->budget_ticket_);
